@@ -1,0 +1,72 @@
+"""The page-analysis pipeline: an explicit tuple of named stages.
+
+A stage is a pure function over the page model: it takes the page image and the
+analysis so far and returns a *new* :class:`PageAnalysis` (never mutating its input).
+Stages that need models get them through their constructor, so nothing is global::
+
+    stages = (PanelStage(detector), TextStage(ocr), OrderStage())
+    analysis = analyze_page(image, page=1, direction=ReadingDirection.LTR, stages=stages)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from panelvox.errors import AnalysisError, PanelvoxError
+from panelvox.i18n import _
+from panelvox.model import PageAnalysis, ReadingDirection
+
+log = logging.getLogger(__name__)
+
+#: An RGB page image, shape (height, width, 3), dtype uint8.
+Image = npt.NDArray[np.uint8]
+
+
+class Stage(Protocol):
+    """One step of page analysis."""
+
+    #: short stable name, e.g. "panels"; recorded in ``PageAnalysis.stages``
+    name: str
+
+    def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis: ...
+
+
+def empty_analysis(image: Image, page: int, direction: ReadingDirection) -> PageAnalysis:
+    height, width = image.shape[:2]
+    return PageAnalysis(page=page, width=int(width), height=int(height), direction=direction)
+
+
+def analyze_page(
+    image: Image,
+    *,
+    page: int,
+    direction: ReadingDirection,
+    stages: Sequence[Stage],
+) -> PageAnalysis:
+    """Run ``stages`` in order over one page.
+
+    A stage that fails does not end the page: its failure becomes a notice (a short
+    sentence the reader will speak) and the later stages run on what is known so far.
+    """
+    analysis = empty_analysis(image, page, direction)
+    for stage in stages:
+        try:
+            analysis = stage(image, analysis)
+        except PanelvoxError as exc:
+            log.warning("stage %s failed on page %d: %s", stage.name, page, exc.detail or exc)
+            analysis = replace(analysis, notices=(*analysis.notices, exc.message))
+        except Exception as exc:  # a stage bug must not end the book
+            log.exception("stage %s crashed on page %d", stage.name, page)
+            err = AnalysisError(
+                # Translators: spoken when one step of reading a page failed; {step} is e.g. "panels".
+                _("Part of this page could not be analysed ({step}).").format(step=stage.name),
+                detail=repr(exc),
+            )
+            analysis = replace(analysis, notices=(*analysis.notices, err.message))
+    return analysis

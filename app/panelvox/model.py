@@ -1,0 +1,474 @@
+"""The typed page model: what every stage reads and returns.
+
+All classes are frozen dataclasses; a stage never mutates its input, it returns a new
+:class:`PageAnalysis` (use :func:`dataclasses.replace`). Every detection carries a
+``confidence`` in [0, 1] and the name of the ``stage`` that produced it.
+
+The JSON form (:meth:`PageAnalysis.to_json`) is the interchange format described in
+DESIGN.md ("panelvox.page/1"): field names and meanings are stable; new fields may be
+added; a change of meaning bumps :data:`SCHEMA`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from panelvox.errors import SchemaError
+from panelvox.i18n import _
+
+SCHEMA = "panelvox.page/1"
+#: Earlier schemas this code can still read (none yet).
+READABLE_SCHEMAS: frozenset[str] = frozenset({SCHEMA})
+
+
+class ReadingDirection(Enum):
+    """How a reader's eye moves over a page."""
+
+    LTR = "ltr"  # Western comics: rows top-down, left to right
+    RTL = "rtl"  # manga: rows top-down, right to left
+    TTB_RTL = "ttb-rtl"  # yonkoma: columns top to bottom, right column first
+
+    @property
+    def right_to_left(self) -> bool:
+        return self is not ReadingDirection.LTR
+
+
+class BalloonKind(Enum):
+    """What kind of text block a balloon/caption is."""
+
+    SPEECH = "speech"
+    THOUGHT = "thought"
+    CAPTION = "caption"
+    SFX = "sfx"
+    OTHER = "other"  # signs, page numbers, credits
+
+    @property
+    def essential(self) -> bool:
+        """Sound effects and scene text can be skipped by the reader."""
+        return self in (BalloonKind.SPEECH, BalloonKind.THOUGHT, BalloonKind.CAPTION)
+
+
+class SpeakerReason(Enum):
+    """Why a balloon was attributed to a character (or to nobody)."""
+
+    TAIL = "tail"
+    PROXIMITY = "proximity"
+    ALTERNATION = "alternation"
+    CONTINUATION = "continuation"
+    NARRATOR = "narrator"  # captions
+    NONE = "none"  # no plausible character: "someone says"
+    USER = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    x: float
+    y: float
+
+    def to_list(self) -> list[float]:
+        return [_num(self.x), _num(self.y)]
+
+    @classmethod
+    def from_list(cls, data: Sequence[float]) -> Point:
+        return cls(float(data[0]), float(data[1]))
+
+
+@dataclass(frozen=True, slots=True)
+class BBox:
+    """Axis-aligned box in page pixels; ``x1``/``y1`` are exclusive."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def __post_init__(self) -> None:
+        if not all(math.isfinite(v) for v in (self.x0, self.y0, self.x1, self.y1)):
+            raise ValueError(f"non-finite box {self!r}")
+        if self.x1 < self.x0 or self.y1 < self.y0:
+            raise ValueError(f"inverted box {self!r}")
+
+    @classmethod
+    def from_xywh(cls, x: float, y: float, w: float, h: float) -> BBox:
+        return cls(x, y, x + w, y + h)
+
+    @classmethod
+    def from_points(cls, points: Iterable[Point]) -> BBox:
+        pts = list(points)
+        if not pts:
+            raise ValueError("no points")
+        return cls(min(p.x for p in pts), min(p.y for p in pts), max(p.x for p in pts), max(p.y for p in pts))
+
+    @classmethod
+    def from_list(cls, data: Sequence[float]) -> BBox:
+        return cls(float(data[0]), float(data[1]), float(data[2]), float(data[3]))
+
+    def to_list(self) -> list[float]:
+        return [_num(self.x0), _num(self.y0), _num(self.x1), _num(self.y1)]
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+    @property
+    def height(self) -> float:
+        return self.y1 - self.y0
+
+    @property
+    def area(self) -> float:
+        return self.width * self.height
+
+    @property
+    def center(self) -> Point:
+        return Point((self.x0 + self.x1) / 2, (self.y0 + self.y1) / 2)
+
+    def intersection(self, other: BBox) -> float:
+        w = min(self.x1, other.x1) - max(self.x0, other.x0)
+        h = min(self.y1, other.y1) - max(self.y0, other.y0)
+        return w * h if w > 0 and h > 0 else 0.0
+
+    def iou(self, other: BBox) -> float:
+        inter = self.intersection(other)
+        union = self.area + other.area - inter
+        return inter / union if union > 0 else 0.0
+
+    def coverage_by(self, other: BBox) -> float:
+        """Fraction of this box's area that lies inside ``other``."""
+        return self.intersection(other) / self.area if self.area > 0 else 0.0
+
+    def contains_point(self, p: Point) -> bool:
+        return self.x0 <= p.x < self.x1 and self.y0 <= p.y < self.y1
+
+    def union(self, other: BBox) -> BBox:
+        return BBox(
+            min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1)
+        )
+
+    def mirrored(self, page_width: float) -> BBox:
+        """The same box on a horizontally mirrored page."""
+        return BBox(page_width - self.x1, self.y0, page_width - self.x0, self.y1)
+
+
+@dataclass(frozen=True, slots=True)
+class Panel:
+    id: str
+    bbox: BBox
+    confidence: float
+    stage: str
+    polygon: tuple[Point, ...] | None = None  # slanted/irregular borders
+    order: int | None = None  # 1-based reading order on the page
+    order_confidence: float = 1.0  # how sure the order stage is about this panel's place
+
+
+@dataclass(frozen=True, slots=True)
+class TextLine:
+    """One detected and recognised line (or vertical column) of text."""
+
+    id: str
+    bbox: BBox
+    text: str
+    confidence: float
+    stage: str
+    polygon: tuple[Point, ...] | None = None
+    script: str = "latin"  # "latin", "japanese", ...
+    vertical: bool = False
+    ruby: bool = False  # furigana: kept apart from the main text
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    tip: Point
+    direction_deg: float  # 0 = pointing right, 90 = pointing down (image coordinates)
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class Balloon:
+    """A block of text read as one unit: a balloon, caption box or sound effect."""
+
+    id: str
+    kind: BalloonKind
+    bbox: BBox
+    text: str
+    confidence: float
+    stage: str
+    lines: tuple[str, ...] = ()  # TextLine ids, in reading order
+    polygon: tuple[Point, ...] | None = None  # balloon outline when found
+    tail: Tail | None = None
+    panel: str | None = None  # Panel id that holds most of it
+    order: int | None = None  # 1-based reading order over the whole page
+    order_confidence: float = 1.0
+    language: str | None = None
+
+    @property
+    def essential(self) -> bool:
+        return self.kind.essential
+
+
+@dataclass(frozen=True, slots=True)
+class Character:
+    id: str
+    bbox: BBox
+    confidence: float
+    stage: str
+    panel: str | None = None
+    kind: str = "body"  # "body" or "face"
+    name: str | None = None
+    cluster: str | None = None  # identity across the book
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerLink:
+    balloon: str
+    character: str | None  # None: narrator (captions) or unknown ("someone says")
+    confidence: float
+    reason: SpeakerReason
+    stage: str
+
+
+@dataclass(frozen=True, slots=True)
+class PageAnalysis:
+    """Everything known about one page. Built up stage by stage."""
+
+    page: int  # 1-based page number in the book
+    width: int
+    height: int
+    direction: ReadingDirection
+    panels: tuple[Panel, ...] = ()
+    lines: tuple[TextLine, ...] = ()
+    blocks: tuple[Balloon, ...] = ()
+    characters: tuple[Character, ...] = ()
+    speakers: tuple[SpeakerLink, ...] = ()
+    #: names of the stages that ran, in order, with the detector each used ("panels:classical")
+    stages: tuple[str, ...] = ()
+    #: short plain sentences about problems met while analysing (spoken as notices)
+    notices: tuple[str, ...] = field(default=())
+
+    # -- lookups ---------------------------------------------------------------
+    def panel(self, panel_id: str) -> Panel | None:
+        return next((p for p in self.panels if p.id == panel_id), None)
+
+    def panels_in_order(self) -> list[Panel]:
+        return sorted(self.panels, key=_order_key)
+
+    def blocks_in_order(self) -> list[Balloon]:
+        return sorted(self.blocks, key=_order_key)
+
+    def blocks_of(self, panel_id: str | None) -> list[Balloon]:
+        return [b for b in self.blocks_in_order() if b.panel == panel_id]
+
+    def speaker_of(self, balloon_id: str) -> SpeakerLink | None:
+        return next((s for s in self.speakers if s.balloon == balloon_id), None)
+
+    # -- JSON ------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        speaker_by_block = {s.balloon: s for s in self.speakers}
+        return {
+            "schema": SCHEMA,
+            "page": self.page,
+            "width": self.width,
+            "height": self.height,
+            "direction": self.direction.value,
+            "stages": list(self.stages),
+            "notices": list(self.notices),
+            "panels": [
+                {
+                    "id": p.id,
+                    "bbox": p.bbox.to_list(),
+                    "order": p.order,
+                    "confidence": _num(p.confidence),
+                    "order_confidence": _num(p.order_confidence),
+                    "stage": p.stage,
+                    "polygon": _poly(p.polygon),
+                }
+                for p in self.panels
+            ],
+            "lines": [
+                {
+                    "id": ln.id,
+                    "bbox": ln.bbox.to_list(),
+                    "text": ln.text,
+                    "confidence": _num(ln.confidence),
+                    "stage": ln.stage,
+                    "polygon": _poly(ln.polygon),
+                    "script": ln.script,
+                    "vertical": ln.vertical,
+                    "ruby": ln.ruby,
+                }
+                for ln in self.lines
+            ],
+            "blocks": [_block_json(b, speaker_by_block.get(b.id)) for b in self.blocks],
+            "characters": [
+                {
+                    "id": c.id,
+                    "bbox": c.bbox.to_list(),
+                    "panel": c.panel,
+                    "name": c.name,
+                    "cluster": c.cluster,
+                    "confidence": _num(c.confidence),
+                    "stage": c.stage,
+                    "kind": c.kind,
+                }
+                for c in self.characters
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PageAnalysis:
+        """Read the JSON form; refuses unknown schema versions with :class:`SchemaError`."""
+        schema = data.get("schema") if isinstance(data, Mapping) else None
+        if schema not in READABLE_SCHEMAS:
+            raise SchemaError(
+                # Translators: spoken when a saved page analysis comes from another version.
+                _("This page analysis was saved by a different version of Panelvox and cannot be read."),
+                detail=f"schema {schema!r}, this version reads {sorted(READABLE_SCHEMAS)}",
+            )
+        try:
+            speakers = []
+            blocks = []
+            for b in data.get("blocks", []):
+                blocks.append(_block_from_json(b))
+                if "speaker_reason" in b:
+                    speakers.append(
+                        SpeakerLink(
+                            balloon=b["id"],
+                            character=b.get("speaker"),
+                            confidence=float(b.get("speaker_confidence", 0.0)),
+                            reason=SpeakerReason(b["speaker_reason"]),
+                            stage=b.get("speaker_stage", ""),
+                        )
+                    )
+            return cls(
+                page=int(data["page"]),
+                width=int(data["width"]),
+                height=int(data["height"]),
+                direction=ReadingDirection(data["direction"]),
+                panels=tuple(
+                    Panel(
+                        id=p["id"],
+                        bbox=BBox.from_list(p["bbox"]),
+                        confidence=float(p.get("confidence", 1.0)),
+                        stage=p.get("stage", ""),
+                        polygon=_poly_from(p.get("polygon")),
+                        order=p.get("order"),
+                        order_confidence=float(p.get("order_confidence", 1.0)),
+                    )
+                    for p in data.get("panels", [])
+                ),
+                lines=tuple(
+                    TextLine(
+                        id=ln["id"],
+                        bbox=BBox.from_list(ln["bbox"]),
+                        text=ln["text"],
+                        confidence=float(ln.get("confidence", 1.0)),
+                        stage=ln.get("stage", ""),
+                        polygon=_poly_from(ln.get("polygon")),
+                        script=ln.get("script", "latin"),
+                        vertical=bool(ln.get("vertical", False)),
+                        ruby=bool(ln.get("ruby", False)),
+                    )
+                    for ln in data.get("lines", [])
+                ),
+                blocks=tuple(blocks),
+                characters=tuple(
+                    Character(
+                        id=c["id"],
+                        bbox=BBox.from_list(c["bbox"]),
+                        confidence=float(c.get("confidence", 1.0)),
+                        stage=c.get("stage", ""),
+                        panel=c.get("panel"),
+                        kind=c.get("kind", "body"),
+                        name=c.get("name"),
+                        cluster=c.get("cluster"),
+                    )
+                    for c in data.get("characters", [])
+                ),
+                speakers=tuple(speakers),
+                stages=tuple(data.get("stages", ())),
+                notices=tuple(data.get("notices", ())),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SchemaError(
+                # Translators: spoken when a saved page analysis file is damaged.
+                _("This page analysis is damaged and cannot be read."),
+                detail=repr(exc),
+            ) from exc
+
+
+def _order_key(item: Panel | Balloon) -> tuple[int, float, float]:
+    # Unordered items go last, in a stable top-left order, so sorting is total.
+    order = item.order if item.order is not None else 1 << 30
+    return (order, item.bbox.y0, item.bbox.x0)
+
+
+def _num(v: float) -> float:
+    """Round for stable, compact JSON."""
+    return round(float(v), 4)
+
+
+def _poly(poly: tuple[Point, ...] | None) -> list[list[float]] | None:
+    return None if poly is None else [p.to_list() for p in poly]
+
+
+def _poly_from(data: Sequence[Sequence[float]] | None) -> tuple[Point, ...] | None:
+    return None if data is None else tuple(Point.from_list(p) for p in data)
+
+
+def _block_json(b: Balloon, link: SpeakerLink | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": b.id,
+        "kind": b.kind.value,
+        "bbox": b.bbox.to_list(),
+        "panel": b.panel,
+        "order": b.order,
+        "text": b.text,
+        "confidence": _num(b.confidence),
+        "speaker": link.character if link else None,
+        "stage": b.stage,
+        "lines": list(b.lines),
+        "polygon": _poly(b.polygon),
+        "tail": None
+        if b.tail is None
+        else {
+            "tip": b.tail.tip.to_list(),
+            "direction_deg": _num(b.tail.direction_deg),
+            "confidence": _num(b.tail.confidence),
+        },
+        "order_confidence": _num(b.order_confidence),
+        "essential": b.essential,
+        "language": b.language,
+    }
+    if link is not None:
+        out["speaker_confidence"] = _num(link.confidence)
+        out["speaker_reason"] = link.reason.value
+        out["speaker_stage"] = link.stage
+    return out
+
+
+def _block_from_json(b: Mapping[str, Any]) -> Balloon:
+    tail = b.get("tail")
+    return Balloon(
+        id=b["id"],
+        kind=BalloonKind(b["kind"]),
+        bbox=BBox.from_list(b["bbox"]),
+        text=b.get("text", ""),
+        confidence=float(b.get("confidence", 1.0)),
+        stage=b.get("stage", ""),
+        lines=tuple(b.get("lines", ())),
+        polygon=_poly_from(b.get("polygon")),
+        tail=None
+        if tail is None
+        else Tail(
+            tip=Point.from_list(tail["tip"]),
+            direction_deg=float(tail["direction_deg"]),
+            confidence=float(tail.get("confidence", 1.0)),
+        ),
+        panel=b.get("panel"),
+        order=b.get("order"),
+        order_confidence=float(b.get("order_confidence", 1.0)),
+        language=b.get("language"),
+    )
