@@ -70,3 +70,17 @@ def analyze_page(
             )
             analysis = replace(analysis, notices=(*analysis.notices, err.message))
     return analysis
+
+
+#: Canonical stage names, in pipeline order. ``panelvox eval`` reports a stage missing from
+#: :func:`default_stages` as "not implemented".
+STAGE_NAMES: tuple[str, ...] = ("panels", "text", "balloons", "order", "characters", "speakers")
+
+
+def default_stages() -> tuple[Stage, ...]:
+    """The embedded default pipeline (CPU, no downloads), in order.
+
+    Each analysis issue adds its stage here; models are created once per call, so callers
+    build the tuple once and reuse it for every page.
+    """
+    return ()
