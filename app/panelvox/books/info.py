@@ -1,0 +1,87 @@
+"""``panelvox info BOOK``: what a book holds, in plain lines a screen reader reads well."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from panelvox.books.book import Book
+from panelvox.books.direction import direction_words
+from panelvox.books.direction_store import DirectionOverrides
+from panelvox.books.opener import open_book
+from panelvox.i18n import _, ngettext
+from panelvox.model import ReadingDirection
+
+
+def _printable(text: str) -> str:
+    # Entry names come from the archive: never let them drive the terminal.
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+def describe_book(book: Book, out: TextIO) -> int:
+    """Write the description; returns how many pages are unreadable."""
+    # Translators: label in `panelvox info`, followed by the book's title.
+    print(_("Title: {title}").format(title=_printable(book.title)), file=out)
+    # Translators: label in `panelvox info`, followed by the book's format.
+    print(_("Format: {format}").format(format=book.format.describe()), file=out)
+    # Translators: label in `panelvox info`, followed by the number of pages.
+    print(_("Pages: {n}").format(n=book.page_count), file=out)
+    print(
+        # Translators: label in `panelvox info`: direction, then why, e.g. "right-to-left (ComicInfo ...)".
+        _("Reading direction: {direction} ({reason})").format(
+            direction=direction_words(book.direction), reason=book.direction_decision.describe()
+        ),
+        file=out,
+    )
+    if book.metadata is not None:
+        fields = book.metadata.fields()
+        if fields:
+            # Translators: heading in `panelvox info` before the ComicInfo.xml fields.
+            print(_("Metadata (ComicInfo.xml):"), file=out)
+            for name, value in fields:
+                print(f"  {name}: {_printable(' '.join(value.split()))}", file=out)
+    # Translators: heading in `panelvox info` before the list of pages.
+    print(_("Page list:"), file=out)
+    problems: list[str] = []
+    for ref in book.pages:
+        check = book.check_page(ref.index)
+        parts = [f"  {ref.index + 1:>4}  {_printable(ref.label)}"]
+        if check.width and check.height:
+            parts.append(f"{check.width}x{check.height}")
+        if ref.page_type is not None:
+            parts.append(ref.page_type.value)
+        if ref.double_page:
+            # Translators: marks a page that is a two-page spread in `panelvox info`.
+            parts.append(_("double page"))
+        if check.problem is not None:
+            # Translators: marks a page that cannot be read in `panelvox info`.
+            parts.append(_("unreadable"))
+            problems.append(check.problem)
+        print("  ".join(parts), file=out)
+    if problems:
+        print(
+            # Translators: heading in `panelvox info` before the reasons pages cannot be read.
+            ngettext("{n} page cannot be read:", "{n} pages cannot be read:", len(problems)).format(
+                n=len(problems)
+            ),
+            file=out,
+        )
+        for message in problems:
+            print(f"  {message}", file=out)
+    else:
+        # Translators: printed by `panelvox info` when every page passed the check.
+        print(_("Every page can be read."), file=out)
+    return len(problems)
+
+
+def print_info(path: Path, *, direction: str | None = None, out: TextIO | None = None) -> int:
+    """Describe the book at ``path`` on ``out`` (stdout); returns the exit code (0).
+
+    A book that cannot be opened raises :class:`~panelvox.errors.PanelvoxError`; the CLI
+    prints its one-sentence message.
+    """
+    override = ReadingDirection(direction) if direction else None
+    with open_book(Path(path), direction_override=override, overrides=DirectionOverrides()) as book:
+        describe_book(book, out if out is not None else sys.stdout)
+    return 0

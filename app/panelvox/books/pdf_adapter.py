@@ -1,0 +1,82 @@
+"""PDF books (:mod:`pymupdf`): each page is rendered for analysis, long side about
+:attr:`Limits.pdf_render_long_side` pixels; the native size is kept on the entry."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pymupdf
+
+from panelvox.books.adapter import PARSER_ERRORS, BookFormat, Entry, damaged, damaged_entry
+from panelvox.books.limits import Limits
+from panelvox.books.rar_adapter import password_protected
+from panelvox.errors import EmptyBook
+from panelvox.i18n import _
+
+_ERRORS: tuple[type[BaseException], ...] = (pymupdf.FileDataError, *PARSER_ERRORS)
+
+
+class PdfAdapter:
+    format = BookFormat.PDF
+
+    def __init__(self, path: Path, limits: Limits) -> None:
+        self._long_side = limits.pdf_render_long_side
+        # MuPDF prints repair warnings on stderr; they belong in the log, not the terminal.
+        pymupdf.TOOLS.mupdf_display_errors(False)
+        try:
+            self._doc = pymupdf.open(path, filetype="pdf")
+        except _ERRORS as exc:
+            raise damaged(f"{path}: not a readable PDF: {exc!r}") from exc
+        if self._doc.needs_pass:
+            self._doc.close()
+            raise password_protected(f"{path}: PDF is encrypted")
+        try:
+            count = self._doc.page_count
+        except PARSER_ERRORS as exc:
+            self._doc.close()
+            raise damaged(f"{path}: page tree unreadable: {exc!r}") from exc
+        if count == 0:
+            self._doc.close()
+            # Translators: spoken when a PDF has no pages at all.
+            raise EmptyBook(_("This PDF has no pages."), detail=str(path))
+        width = len(str(count))
+        # Page sizes are read lazily (see native_size): opening stays cheap for long PDFs.
+        self._entries = [Entry(ident=n, name=f"page {n + 1:0{width}d}", size=-1) for n in range(count)]
+
+    def entries(self) -> Sequence[Entry]:
+        return self._entries
+
+    def native_size(self, entry: Entry) -> tuple[int, int] | None:
+        """Pixel size of the page's largest image (a scan), else its size in points."""
+        try:
+            page = self._doc.load_page(entry.ident)
+            best: tuple[int, int] | None = None
+            for img in page.get_images(full=False):
+                w, h = int(img[2]), int(img[3])
+                if best is None or w * h > best[0] * best[1]:
+                    best = (w, h)
+            if best is not None:
+                return best
+            rect = page.rect
+            return round(rect.width), round(rect.height)
+        except PARSER_ERRORS:
+            return None
+
+    def read(self, entry: Entry, limit: int) -> bytes:
+        """The rendered page as PPM bytes (a raw RGB raster Pillow reads instantly)."""
+        try:
+            page = self._doc.load_page(entry.ident)
+            rect = page.rect
+            long_side = max(rect.width, rect.height)
+            if long_side <= 0:
+                raise damaged_entry(f"{entry.name}: empty page box")
+            zoom = self._long_side / long_side
+            pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
+            data: bytes = pix.tobytes("ppm")
+        except _ERRORS as exc:
+            raise damaged_entry(f"{entry.name}: render failed: {exc!r}") from exc
+        return data
+
+    def close(self) -> None:
+        self._doc.close()
