@@ -61,5 +61,9 @@ class BackendUnavailable(PanelvoxError):
     """A speech backend cannot run here."""
 
 
+class DatasetError(PanelvoxError):
+    """An evaluation dataset cannot be found or read."""
+
+
 class AnalysisError(PanelvoxError):
     """A stage failed on a page."""
