@@ -83,4 +83,21 @@ def default_stages() -> tuple[Stage, ...]:
     Each analysis issue adds its stage here; models are created once per call, so callers
     build the tuple once and reuse it for every page.
     """
-    return ()
+    # Imported here: the stage modules import this one.
+    from panelvox.analysis.balloons_stage import BalloonsStage
+    from panelvox.analysis.characters_stage import CharactersStage
+    from panelvox.analysis.lettering import WordList
+    from panelvox.analysis.order_stage import OrderStage
+    from panelvox.analysis.panels_stage import PanelStage
+    from panelvox.analysis.speakers_stage import SpeakersStage
+    from panelvox.analysis.text_stage import TextStage
+
+    words = WordList.load()  # shared by text (spacing) and balloons (hyphen joins)
+    return (
+        PanelStage(),
+        TextStage(words=words),
+        BalloonsStage(words=words),
+        OrderStage(),
+        CharactersStage(),  # needs panels and blocks
+        SpeakersStage(),  # needs characters and the reading order of blocks
+    )

@@ -1,0 +1,453 @@
+"""The "balloons" stage: group text lines into blocks and tell what each block is.
+
+For each group of lines the light region around the letters is flood-filled from a seed
+between the letters (the balloon's inside, bounded by its stroke; small gaps in the stroke
+are closed first). A region of plausible size and fill is the balloon: its outline gives
+the block's polygon, its shape the kind (rectangle: caption; scalloped: thought; else
+speech) and what sticks out of its body the tail (tip and direction). Lines outside any
+balloon are grouped by proximity and classified as sound effects (large lettering), other
+scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
+not be traced, speech with a lower confidence.
+
+``bbox`` of a block is the box of its balloon outline (``polygon``) when found, else of
+its text; the text's own box is the union of its ``lines``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from panelvox.analysis.lettering import WordList, join_lines, language_of
+from panelvox.analysis.pipeline import Image
+from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, Point, Tail, TextLine
+
+STAGE = "balloons"
+Mask = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class BalloonParams:
+    """Tunables of the balloon finder (page-size independent where possible)."""
+
+    flood_tolerance: int = 40  # per channel, from the seed colour
+    max_page_fraction: float = 0.2  # a "balloon" larger than this is background
+    min_text_fill: float = 0.05  # text box area / region box area
+    min_solidity: float = 0.55  # region area / its bounding-box area
+    caption_rectangularity: float = 0.95
+    thought_min_bumps: int = 8
+    sfx_height_ratio: float = 1.8  # line height vs the page's typical lettering
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    kind: BalloonKind
+    polygon: tuple[Point, ...]
+    tail: Tail | None
+    confidence: float
+
+
+# -- grouping ----------------------------------------------------------------------------
+def _thickness(line: TextLine) -> float:
+    return line.bbox.width if line.vertical else line.bbox.height
+
+
+def cluster_lines(
+    lines: Sequence[TextLine], gap: float = 0.9, size_ratio: float = 2.0
+) -> list[list[TextLine]]:
+    """Group lines that sit close together, as lettering in one block does.
+
+    Lines whose thickness differs by more than ``size_ratio`` are kept apart (a sound
+    effect beside speech) unless one is furigana; a drop capital makes a caption's first
+    line up to about twice as thick as the rest. Vertical columns of one block start at
+    the same height (Japanese balloons are top-aligned): a column starting more than a
+    character lower or higher begins another block.
+    """
+    n = len(lines)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        a = lines[i]
+        for j in range(i + 1, n):
+            b = lines[j]
+            if a.vertical != b.vertical:
+                continue
+            ta, tb = _thickness(a), _thickness(b)
+            if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby):
+                continue
+            if a.vertical and abs(a.bbox.y0 - b.bbox.y0) > 1.2 * max(ta, tb):
+                continue
+            limit = gap * min(ta, tb)
+            if a.vertical:
+                dist = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)
+                overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
+            else:
+                dist = max(a.bbox.y0, b.bbox.y0) - min(a.bbox.y1, b.bbox.y1)
+                overlap = min(a.bbox.x1, b.bbox.x1) - max(a.bbox.x0, b.bbox.x0)
+            # side by side is two blocks (two captions, two columns); stacked is one
+            if dist <= limit and overlap > 0.2 * min(ta, tb):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[TextLine]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(lines[i])
+    return list(groups.values())
+
+
+def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
+    """Lines of one block in reading order: rows top-down (left to right), or
+    vertical columns right to left (each top-down)."""
+    if lines and sum(ln.vertical for ln in lines) * 2 > len(lines):
+        return sorted(lines, key=lambda ln: (-ln.bbox.center.x, ln.bbox.y0))
+    rows: list[list[TextLine]] = []
+    for ln in sorted(lines, key=lambda ln: ln.bbox.center.y):
+        if rows and abs(ln.bbox.center.y - rows[-1][0].bbox.center.y) < 0.5 * _thickness(rows[-1][0]):
+            rows[-1].append(ln)
+        else:
+            rows.append([ln])
+    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.bbox.x0)]
+
+
+# -- the balloon region ------------------------------------------------------------------
+def _barrier_image(image: Image) -> Mask:
+    """The page's lightness with dark strokes thickened by a pixel and set to 0, so flood
+    fill stops at broken strokes. Lightness, not colour: a tail or balloon printed in a
+    slightly different tint (misregistered colour plates) still belongs to the balloon."""
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    paper = float(np.percentile(gray, 98))
+    dark = cv2.dilate((gray < 0.6 * paper).astype(np.uint8), np.ones((3, 3), np.uint8))
+    out = gray.copy()
+    out[dark > 0] = 0
+    return np.asarray(out, dtype=np.uint8)
+
+
+def _seeds(barrier: Mask, box: BBox) -> list[tuple[int, int]]:
+    """Light pixels between the letters of ``box`` (centre, then above and below the
+    middle of the line), of the box's typical light tone."""
+    h, w = barrier.shape[:2]
+    x0, y0 = max(0, int(box.x0)), max(0, int(box.y0))
+    x1, y1 = min(w, math.ceil(box.x1)), min(h, math.ceil(box.y1))
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return []
+    patch = barrier[y0:y1, x0:x1].astype(np.int32)
+    brightest = float(np.percentile(patch, 98))
+    light = patch >= 0.8 * brightest
+    if brightest < 90 or light.mean() < 0.02:
+        return []
+    ref = float(np.median(patch[light]))
+    dist = 3 * np.abs(patch - ref) + (~light) * 10_000
+    yy, xx = np.mgrid[0 : y1 - y0, 0 : x1 - x0]
+    out = []
+    for fy in (0.5, 0.0, 1.0):
+        # prefer pixels near the target point among those close to the reference tone
+        target = np.hypot(yy - fy * (y1 - y0 - 1), xx - (x1 - x0) / 2)
+        score = dist * 4 + target
+        iy, ix = np.unravel_index(int(np.argmin(score)), score.shape)
+        if dist[iy, ix] < 10_000:
+            out.append((int(x0 + ix), int(y0 + iy)))
+    return out
+
+
+def flood_region(barrier: Mask, seed: tuple[int, int], tolerance: int) -> Mask:
+    """The light region around ``seed`` (1 inside), bounded by dark strokes."""
+    h, w = barrier.shape[:2]
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (1 << 8)
+    cv2.floodFill(barrier, mask, seed, 0, tolerance, tolerance, flags)
+    return mask[1:-1, 1:-1]
+
+
+def _outline(region: Mask) -> npt.NDArray[np.int32] | None:
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    return np.asarray(max(contours, key=cv2.contourArea), dtype=np.int32)
+
+
+def find_tail(filled: Mask, origin: tuple[int, int]) -> Tail | None:
+    """The tail: the thin part that an opening removes from the balloon's body."""
+    ys, xs = np.nonzero(filled)
+    if len(xs) < 50:
+        return None
+    bw, bh = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    k = max(5, int(0.3 * min(bw, bh)) | 1)
+    body = cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    residual = cv2.subtract(filled, body)
+    residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(residual, connectivity=8)
+    if n <= 1 or not body.any():
+        return None
+    by, bx = np.nonzero(body)
+    cx, cy = bx.mean(), by.mean()
+    body_dist = cv2.distanceTransform((1 - body).astype(np.uint8), cv2.DIST_L2, 3)
+    best: tuple[float, float, float, float, float] | None = None
+    for i in range(1, n):
+        if stats[i, cv2.CC_STAT_AREA] < 0.004 * len(xs):
+            continue
+        ry, rx = np.nonzero(labels == i)
+        d = body_dist[ry, rx]
+        j = int(np.argmax(d))
+        length = float(d[j])
+        if best is None or length > best[0]:
+            base = d <= 2.5
+            bx0 = float(rx[base].mean()) if base.any() else float(cx)
+            by0 = float(ry[base].mean()) if base.any() else float(cy)
+            best = (length, float(rx[j]), float(ry[j]), bx0, by0)
+    if best is None or best[0] < max(5.0, 0.08 * min(bw, bh)):
+        return None
+    length, tx, ty, bx0, by0 = best
+    # direction from the balloon's centre through the base to the tip, weighted to the base
+    dx, dy = (tx - bx0) + 0.3 * (tx - cx), (ty - by0) + 0.3 * (ty - cy)
+    angle = math.degrees(math.atan2(dy, dx)) % 360
+    conf = min(0.95, 0.4 + length / (0.6 * min(bw, bh)))
+    return Tail(Point(tx + origin[0], ty + origin[1]), round(angle, 1), round(conf, 3))
+
+
+def classify_shape(region: Mask, params: BalloonParams) -> Shape | None:
+    """Kind, outline and tail of a balloon region (``None`` when it has no usable outline)."""
+    ys, xs = np.nonzero(region)
+    if len(xs) == 0:
+        return None
+    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
+    pad = 2
+    crop = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), np.uint8)
+    crop[pad:-pad, pad:-pad] = region[y0:y1, x0:x1]
+    contour = _outline(crop)
+    if contour is None or len(contour) < 5:
+        return None
+    filled = np.zeros_like(crop)
+    cv2.drawContours(filled, [contour], -1, 1, thickness=cv2.FILLED)
+    area = float(cv2.contourArea(contour))
+    if area / max(1.0, float((x1 - x0) * (y1 - y0))) < params.min_solidity:
+        return None  # a ragged region: background between figures, not a balloon
+    hull = cv2.convexHull(contour)
+    hull_area = max(1.0, float(cv2.contourArea(hull)))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    rectangularity = area / max(1.0, rw * rh)
+    solidity = area / hull_area
+    origin = (int(x0) - pad, int(y0) - pad)
+    approx = cv2.approxPolyDP(contour, max(1.5, 0.01 * cv2.arcLength(contour, True)), True)
+    polygon = tuple(Point(float(p[0][0] + origin[0]), float(p[0][1] + origin[1])) for p in approx)
+    if rectangularity >= params.caption_rectangularity and solidity >= 0.97:
+        return Shape(BalloonKind.CAPTION, polygon, None, round(min(0.95, rectangularity), 3))
+    bumps = _bumps(contour, hull_area)
+    tail = find_tail(filled, origin)
+    if bumps >= params.thought_min_bumps and solidity <= 0.965 and tail is None:
+        return Shape(BalloonKind.THOUGHT, polygon, None, round(min(0.9, 0.5 + 0.05 * bumps), 3))
+    return Shape(BalloonKind.SPEECH, polygon, tail, round(min(0.95, 0.5 + solidity / 2), 3))
+
+
+def _bumps(contour: npt.NDArray[np.int32], hull_area: float) -> int:
+    """How many notches the outline has between bulges (a cloud has many)."""
+    hull_idx = cv2.convexHull(contour, returnPoints=False)
+    if hull_idx is None or len(hull_idx) < 4:
+        return 0
+    try:
+        defects = cv2.convexityDefects(contour, np.sort(hull_idx, axis=0))
+    except cv2.error:
+        return 0
+    if defects is None:
+        return 0
+    scale = math.sqrt(hull_area)
+    depth = defects[:, 0, 3] / 256.0
+    return int(((depth >= 0.025 * scale) & (depth <= 0.2 * scale)).sum())
+
+
+def _body_hugs_text(region: Mask, rbox: BBox, tbox: BBox, thick: float) -> bool:
+    """True when the region's body (without its tail) sits evenly around the text.
+
+    The body is what survives an opening by a disc of 15 % of the region's smaller side
+    (approximated by the box of the pixels that far inside, grown back by the radius). A
+    balloon's or caption's body leaves about the same margin on opposite sides of its
+    text; a fill that escaped through a gap in the outline spreads far out on one side.
+    """
+    x0, y0, x1, y1 = int(rbox.x0), int(rbox.y0), int(rbox.x1), int(rbox.y1)
+    crop = np.zeros((y1 - y0 + 2, x1 - x0 + 2), np.uint8)
+    crop[1:-1, 1:-1] = region[y0:y1, x0:x1]
+    radius = max(2.0, 0.15 * min(x1 - x0, y1 - y0))
+    core = cv2.distanceTransform(crop, cv2.DIST_L2, 3) >= radius
+    ys, xs = np.nonzero(core)
+    if len(xs) == 0:
+        return True
+    bx0, bx1 = x0 + xs.min() - 1 - radius, x0 + xs.max() + radius
+    by0, by1 = y0 + ys.min() - 1 - radius, y0 + ys.max() + radius
+    left, right = max(0.0, tbox.x0 - bx0), max(0.0, bx1 - tbox.x1)
+    top, bottom = max(0.0, tbox.y0 - by0), max(0.0, by1 - tbox.y1)
+    return bool(
+        abs(left - right) <= 2.5 * thick + 0.3 * tbox.width
+        and abs(top - bottom) <= 2.5 * thick + 0.3 * tbox.height
+    )
+
+
+# -- the stage ---------------------------------------------------------------------------
+def _union(lines: Sequence[TextLine]) -> BBox:
+    box = lines[0].bbox
+    for ln in lines[1:]:
+        box = box.union(ln.bbox)
+    return box
+
+
+def _nearest_cluster(clusters: Sequence[Sequence[TextLine]], tail: Tail | None) -> int:
+    """Index of the cluster whose text is nearest the tail's tip (-1 without a tail)."""
+    if tail is None:
+        return -1
+    tip = tail.tip
+
+    def dist(box: BBox) -> float:
+        dx = max(box.x0 - tip.x, 0.0, tip.x - box.x1)
+        dy = max(box.y0 - tip.y, 0.0, tip.y - box.y1)
+        return math.hypot(dx, dy)
+
+    return min(range(len(clusters)), key=lambda k: dist(_union(clusters[k])))
+
+
+def _panel_of(box: BBox, panels: Sequence[Panel]) -> str | None:
+    best, best_cov = None, 0.0
+    for p in panels:
+        cov = box.coverage_by(p.bbox)
+        if cov > best_cov:
+            best, best_cov = p.id, cov
+    return best if best_cov > 0.3 else None
+
+
+class BalloonsStage:
+    """Groups lines into balloons, captions and sound effects; finds outlines and tails."""
+
+    name = STAGE
+
+    def __init__(self, params: BalloonParams | None = None, words: WordList | None = None) -> None:
+        self.params = params or BalloonParams()
+        self._words = words
+
+    @property
+    def words(self) -> WordList:
+        if self._words is None:
+            self._words = WordList.load()  # once per stage; read-only afterwards
+        return self._words
+
+    def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
+        words = self.words
+        main = [ln for ln in analysis.lines if not ln.ruby]
+        if not main:
+            return replace(analysis, blocks=(), stages=(*analysis.stages, STAGE))
+        params = self.params
+        h, w = image.shape[:2]
+        page_area = float(h * w)
+        barrier = _barrier_image(image)
+        typical = statistics.median(_thickness(ln) for ln in main)
+
+        labels = np.zeros((h, w), np.int32)
+        regions: list[tuple[Mask, bool]] = []  # (mask, is a balloon)
+        groups: dict[int, list[TextLine]] = {}
+        free: list[TextLine] = []
+        sizes: dict[int, int] = {}
+        for ln in sorted(main, key=lambda ln: -ln.bbox.area):
+            label = 0
+            for seed in _seeds(barrier, ln.bbox):
+                label = int(labels[seed[1], seed[0]])
+                if label == 0:
+                    region = flood_region(barrier, seed, params.flood_tolerance)
+                    regions.append((region, False))
+                    label = len(regions)
+                    labels[(region > 0) & (labels == 0)] = label
+                # a seed inside a letter's hole fills only that hole: try the next one
+                if sizes.setdefault(label, int(regions[label - 1][0].sum())) >= ln.bbox.area:
+                    break
+                label = 0
+            if label == 0:
+                free.append(ln)
+            else:
+                groups.setdefault(label, []).append(ln)
+
+        blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
+        for label, members in groups.items():
+            region = regions[label - 1][0]
+            shape = self._balloon_shape(region, members, page_area, params)
+            if shape is None:
+                free.extend(members)
+                continue
+            clusters = cluster_lines(members, gap=1.6, size_ratio=3.0)
+            # several blocks share one region (balloons joined by their outlines): the
+            # tail belongs to the block nearest its tip, the outline to none of them
+            nearest = _nearest_cluster(clusters, shape.tail) if len(clusters) > 1 else 0
+            for k, cluster in enumerate(clusters):
+                one = shape
+                if len(clusters) > 1:
+                    one = replace(shape, polygon=(), tail=shape.tail if k == nearest else None)
+                blocks.append((cluster, shape.kind, shape.confidence, one))
+        for cluster in cluster_lines(free):
+            kind, conf = self._free_kind(cluster, typical, params)
+            blocks.append((cluster, kind, conf, None))
+
+        out = []
+        for n, (members, kind, shape_conf, shape) in enumerate(blocks, start=1):
+            ordered = reading_order(members)
+            script = (
+                "japanese" if sum(ln.script == "japanese" for ln in ordered) * 2 > len(ordered) else "latin"
+            )
+            box = _union(ordered)
+            if shape is not None and shape.polygon:
+                box = box.union(BBox.from_points(shape.polygon))  # the balloon, not just its words
+            text_conf = sum(ln.confidence for ln in ordered) / len(ordered)
+            out.append(
+                Balloon(
+                    id=f"b{n}",
+                    kind=kind,
+                    bbox=box,
+                    text=join_lines([ln.text for ln in ordered], script, words),
+                    confidence=round(text_conf * shape_conf, 4),
+                    stage=STAGE,
+                    lines=tuple(ln.id for ln in ordered),
+                    polygon=shape.polygon if shape is not None and shape.polygon else None,
+                    tail=shape.tail if shape is not None else None,
+                    panel=_panel_of(box, analysis.panels),
+                    language=language_of(script),
+                )
+            )
+        return replace(analysis, blocks=tuple(out), stages=(*analysis.stages, STAGE))
+
+    @staticmethod
+    def _balloon_shape(
+        region: Mask, members: Sequence[TextLine], page_area: float, params: BalloonParams
+    ) -> Shape | None:
+        ys, xs = np.nonzero(region)
+        if len(xs) == 0 or len(xs) > params.max_page_fraction * page_area:
+            return None
+        rbox = BBox(float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+        tbox = _union(members)
+        if tbox.area / max(1.0, rbox.area) < params.min_text_fill or tbox.coverage_by(rbox) < 0.7:
+            return None
+        if not _body_hugs_text(region, rbox, tbox, max(_thickness(ln) for ln in members)):
+            return None  # the fill leaked out of a broken outline into the panel
+        return classify_shape(region, params)
+
+    @staticmethod
+    def _free_kind(
+        lines: Sequence[TextLine], typical: float, params: BalloonParams
+    ) -> tuple[BalloonKind, float]:
+        height = statistics.median(_thickness(ln) for ln in lines)
+        text = " ".join(ln.text for ln in lines)
+        letters = sum(c.isalpha() for c in text)
+        if letters == 0:
+            return BalloonKind.OTHER, 0.8  # page numbers, dates
+        if height >= params.sfx_height_ratio * typical:
+            words = len(text.split())
+            if len(lines) == 1 and words <= 2:
+                return BalloonKind.SFX, 0.6
+            return BalloonKind.OTHER, 0.5  # titles, signs
+        if len(lines) >= 2 or len(text.split()) >= 3:
+            return BalloonKind.SPEECH, 0.5  # lettering whose outline was not found
+        if text.rstrip(" '\"’”")[-1:] in ("!", "?", "…") and letters >= 2:
+            return BalloonKind.SPEECH, 0.4  # a short exclamation ("HUH!") whose balloon was not traced
+        return BalloonKind.OTHER, 0.4

@@ -1,0 +1,139 @@
+"""Who is who: cluster characters into identities, within a page and across a book.
+
+No appearance-embedding model can be shipped, so the descriptor is a colour one: comic
+characters keep their costume colours from panel to panel (a yellow shirt and a red kilt,
+a blue hood). Each body box, with the text blocks painted out, becomes a hue × saturation
+histogram of its chromatic pixels plus a coarse brightness histogram of the grey ones;
+two boxes are compared with the Bhattacharyya distance. Average-linkage clustering cuts
+at :data:`DEFAULT_THRESHOLD`, with one constraint that holds in comics: two figures in the
+same panel are different people (a "cannot link").
+
+Cluster ids are ``k1``, ``k2`` ... in order of first appearance on the page (or book).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+from scipy.cluster.hierarchy import fcluster, linkage
+from scipy.spatial.distance import squareform
+
+from panelvox.model import Balloon, BBox, Character, PageAnalysis
+
+Descriptor = npt.NDArray[np.float32]
+#: a Bhattacharyya distance below this joins two characters (tuned on iabc; see docs/benchmarks.md)
+DEFAULT_THRESHOLD = 0.42
+_HUE_BINS, _SAT_BINS, _GREY_BINS = 12, 3, 4
+_APART = 10.0  # distance given to a cannot-link pair
+
+
+def describe(image: npt.NDArray[np.uint8], box: BBox, text_boxes: Sequence[BBox] = ()) -> Descriptor:
+    """Colour descriptor of ``box`` (L1-normalised; zeros when the box is empty)."""
+    x0, y0 = max(0, int(box.x0)), max(0, int(box.y0))
+    x1, y1 = min(image.shape[1], math.ceil(box.x1)), min(image.shape[0], math.ceil(box.y1))
+    size = _HUE_BINS * _SAT_BINS + _GREY_BINS
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return np.zeros(size, np.float32)
+    crop = image[y0:y1, x0:x1]
+    scale = min(1.0, 96 / max(crop.shape[:2]))
+    if scale < 1:
+        crop = np.asarray(cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+    keep = np.ones(crop.shape[:2], bool)
+    for t in text_boxes:
+        tx0, ty0 = int((t.x0 - x0) * scale), int((t.y0 - y0) * scale)
+        tx1, ty1 = math.ceil((t.x1 - x0) * scale), math.ceil((t.y1 - y0) * scale)
+        keep[max(0, ty0) : max(0, ty1), max(0, tx0) : max(0, tx1)] = False
+    hsv = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)[keep].astype(np.int32)
+    if hsv.size == 0:
+        return np.zeros(size, np.float32)
+    h, s, v = hsv[:, 0], hsv[:, 1], hsv[:, 2]
+    chroma = (s > 60) & (v > 50)
+    hue_bin = np.minimum(h * _HUE_BINS // 180, _HUE_BINS - 1)
+    sat_bin = np.minimum((s - 60) * _SAT_BINS // 196, _SAT_BINS - 1)
+    hist = np.zeros(size, np.float32)
+    np.add.at(hist, (hue_bin * _SAT_BINS + sat_bin)[chroma], 1.0)
+    grey_bin = np.minimum(v * _GREY_BINS // 256, _GREY_BINS - 1)
+    np.add.at(hist, _HUE_BINS * _SAT_BINS + grey_bin[~chroma], 1.0)
+    total = float(hist.sum())
+    return hist / total if total > 0 else hist
+
+
+def distance(a: Descriptor, b: Descriptor) -> float:
+    """Bhattacharyya distance of two descriptors, in [0, 1]."""
+    return float(max(0.0, 1.0 - float(np.sum(np.sqrt(a * b)))))
+
+
+def cluster(
+    descriptors: Sequence[Descriptor],
+    groups: Sequence[object],
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[int]:
+    """Cluster labels 0, 1 ... (in order of first appearance); equal ``groups`` never share one."""
+    n = len(descriptors)
+    if n == 0:
+        return []
+    if n == 1:
+        return [0]
+    d = np.zeros((n, n), np.float64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            same_group = groups[i] is not None and groups[i] == groups[j]
+            d[i, j] = d[j, i] = _APART if same_group else distance(descriptors[i], descriptors[j])
+    raw = fcluster(linkage(squareform(d, checks=False), method="average"), t=threshold, criterion="distance")
+    first: dict[int, int] = {}
+    return [first.setdefault(int(r), len(first)) for r in raw]
+
+
+def page_clusters(
+    image: npt.NDArray[np.uint8],
+    characters: Sequence[Character],
+    blocks: Sequence[Balloon] = (),
+    threshold: float = DEFAULT_THRESHOLD,
+) -> dict[str, str]:
+    """Character id -> cluster id (``k1`` ...) on one page; faces share their body's cluster."""
+    bodies = sorted((c for c in characters if c.kind != "face"), key=lambda c: (c.bbox.y0, c.bbox.x0))
+    text = [b.bbox for b in blocks]
+    labels = cluster([describe(image, c.bbox, text) for c in bodies], [c.panel for c in bodies], threshold)
+    out = {c.id: f"k{label + 1}" for c, label in zip(bodies, labels, strict=True)}
+    for face in (c for c in characters if c.kind == "face"):
+        body = max(bodies, key=lambda b: face.bbox.coverage_by(b.bbox), default=None)
+        if body is not None and face.bbox.coverage_by(body.bbox) > 0.5:
+            out[face.id] = out[body.id]
+    return out
+
+
+def book_clusters(
+    pages: Sequence[tuple[npt.NDArray[np.uint8], PageAnalysis]],
+    threshold: float = DEFAULT_THRESHOLD,
+) -> list[PageAnalysis]:
+    """The pages with cluster ids made consistent across the book (``k1`` ... book-wide)."""
+    keys: list[tuple[int, str]] = []
+    descs: list[Descriptor] = []
+    groups: list[object] = []
+    for k, (image, analysis) in enumerate(pages):
+        text = [b.bbox for b in analysis.blocks]
+        for c in analysis.characters:
+            if c.kind == "face":
+                continue
+            keys.append((k, c.id))
+            descs.append(describe(image, c.bbox, text))
+            groups.append((k, c.panel) if c.panel is not None else None)
+    labels = cluster(descs, groups, threshold)
+    new_id: Mapping[tuple[int, str], str] = {
+        key: f"k{label + 1}" for key, label in zip(keys, labels, strict=True)
+    }
+    out = []
+    for k, (_, analysis) in enumerate(pages):
+        page_map = {cid: new_id[(kk, cid)] for kk, cid in new_id if kk == k}
+        old_to_new = {c.cluster: page_map[c.id] for c in analysis.characters if c.id in page_map}
+        chars = tuple(
+            replace(c, cluster=page_map.get(c.id, old_to_new.get(c.cluster, c.cluster)))
+            for c in analysis.characters
+        )
+        out.append(replace(analysis, characters=chars))
+    return out

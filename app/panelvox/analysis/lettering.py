@@ -1,0 +1,253 @@
+"""Comic lettering post-processing: what OCR gets wrong about hand-lettered comics.
+
+Pure text functions, no models:
+
+- ALL-CAPS lettering: a line that is mostly capitals is made all capitals, and digits
+  that stand inside words for look-alike letters are turned back ("G0OD" -> "GOOD").
+- Spaces the detector lost are restored with a word list ("WHEREDID" -> "WHERE DID") and
+  after punctuation run into the next word ("KALA..ONE" -> "KALA.. ONE").
+- Hyphenated line breaks are joined when a block's lines are joined ("VEN-"/"TURE" ->
+  "VENTURE"; "SIDE-"/"KICK" -> "SIDE-KICK" since both halves are words).
+- Script detection per line ("latin" or "japanese") and furigana (ruby) detection.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from itertools import pairwise
+
+#: Two-letter (and one-letter) words common enough to be produced by a split. Other short
+#: dictionary entries ("ad", "em", "ta") would let nearly anything be split.
+# fmt: off
+_SHORT_WORDS = frozenset({
+    "a", "i", "am", "an", "as", "at", "be", "by", "do", "go", "he", "hi", "if", "in", "is", "it",
+    "me", "my", "no", "of", "oh", "ok", "on", "or", "ox", "so", "to", "up", "us", "we", "ye",
+})
+# fmt: on
+_MIN_SPLIT_LEN = 5  # shorter unknown tokens are left alone (names, exclamations)
+_LETTERS = re.compile(r"[A-Za-z]+")
+_TOKEN = re.compile(r"\S+")
+_CAPS_DIGITS = str.maketrans({"0": "O", "1": "I", "5": "S", "8": "B"})
+_PUNCT_RUN = re.compile(r"(?<=[A-Za-z]{2})([.!?,;:…]+)(?=[A-Za-z]{2})")
+
+
+@dataclass(frozen=True, slots=True)
+class WordList:
+    """A set of lowercase English words (SCOWL via Debian wamerican, see scripts/make_wordlist.py)."""
+
+    words: frozenset[str]
+
+    @classmethod
+    def load(cls) -> WordList:
+        """The list shipped with Panelvox."""
+        text = resources.files("panelvox.analysis").joinpath("data/english_words.txt").read_text("utf-8")
+        return cls.from_lines(text.splitlines())
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> WordList:
+        return cls(frozenset(w.strip().lower() for w in lines if w.strip() and not w.startswith("#")))
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and word.lower() in self.words
+
+    def knows(self, token: str) -> bool:
+        """True when ``token`` (any case, possibly with a plural/possessive ending) is a word."""
+        w = token.lower().strip("'’")
+        if w in self.words:
+            return True
+        for suffix in ("'s", "’s", "s", "es", "ed", "d"):
+            if w.endswith(suffix) and w[: -len(suffix)] in self.words:
+                return True
+        # dropped g: EATIN' -> eating
+        return w.endswith("in") and w + "g" in self.words
+
+
+# -- script ------------------------------------------------------------------------
+def _is_japanese_char(ch: str) -> bool:
+    cp = ord(ch)
+    return (
+        0x3040 <= cp <= 0x30FF  # hiragana, katakana
+        or 0x4E00 <= cp <= 0x9FFF  # CJK unified ideographs
+        or 0x3400 <= cp <= 0x4DBF
+        or 0xFF66 <= cp <= 0xFF9D  # half-width katakana
+        or 0x3005 <= cp <= 0x3007  # 々 〆 〇
+    )
+
+
+def script_of(text: str) -> str:
+    """ "japanese" when kana/kanji make up a good share of the letters, else "latin"."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return "latin"
+    jp = sum(1 for c in letters if _is_japanese_char(c))
+    return "japanese" if jp >= 0.3 * len(letters) else "latin"
+
+
+def language_of(script: str) -> str:
+    """An ISO 639-1 code for a script as far as Panelvox tells them apart."""
+    return "ja" if script == "japanese" else "en"
+
+
+# -- capitals ------------------------------------------------------------------------
+def is_caps(text: str) -> bool:
+    """True when the Latin letters of ``text`` are (almost) all capitals."""
+    letters = [c for c in text if c.isascii() and c.isalpha()]
+    if len(letters) < 2:
+        return bool(letters) and letters[0].isupper()
+    return sum(c.isupper() for c in letters) >= 0.75 * len(letters)
+
+
+def normalize_caps(text: str) -> str:
+    """Make an ALL-CAPS line consistently capital; fix digits inside words.
+
+    Emphasis (bold, larger letters) carries no meaning for the listener, so nothing of
+    it survives: the text is plain.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    if not is_caps(text):
+        return text
+    out = []
+    for token in _TOKEN.findall(text):
+        core = token.strip(".,!?;:'\"“”‘’()…-")
+        letters = sum(c.isalpha() for c in core)
+        if letters and letters >= len(core) - 1 and any(c.isdigit() for c in core):
+            token = token.translate(_CAPS_DIGITS)
+        out.append(token)
+    return " ".join(out).upper()
+
+
+# -- spacing -------------------------------------------------------------------------
+def _part_ok(part: str, words: WordList) -> bool:
+    if len(part) <= 2:
+        return part in _SHORT_WORDS
+    return part in words.words
+
+
+def segment(token: str, words: WordList, max_parts: int = 3) -> list[str] | None:
+    """Split a run of letters into known words, fewest and longest first; None if impossible."""
+    low = token.lower()
+    n = len(low)
+    # best[i]: (parts, -sum of squared lengths, short parts, cuts) for low[:i]: fewest
+    # words, then the longest words (THERE IS, not THE REIS), then fewest short ones
+    best: list[tuple[int, int, int, list[int]] | None] = [None] * (n + 1)
+    best[0] = (0, 0, 0, [])
+    for i in range(1, n + 1):
+        for j in range(max(0, i - 20), i):
+            prev = best[j]
+            if prev is None or prev[0] >= max_parts or not _part_ok(low[j:i], words):
+                continue
+            cand = (prev[0] + 1, prev[1] - (i - j) ** 2, prev[2] + (1 if i - j <= 2 else 0), [*prev[3], i])
+            cur = best[i]
+            if cur is None or cand[:3] < cur[:3]:
+                best[i] = cand
+    final = best[n]
+    if final is None or final[0] < 2:
+        return None
+    cuts = [0, *final[3]]
+    return [token[a:b] for a, b in pairwise(cuts)]
+
+
+def restore_spaces(text: str, words: WordList) -> str:
+    """Put back spaces the detector dropped between words and after punctuation."""
+    text = _PUNCT_RUN.sub(r"\1 ", text)
+    out = []
+    for token in text.split():
+        m = re.fullmatch(r"([^A-Za-z]*)([A-Za-z]+)([^A-Za-z]*)", token)
+        if m and len(m.group(2)) >= _MIN_SPLIT_LEN and not words.knows(m.group(2)):
+            parts = segment(m.group(2), words)
+            if parts:
+                token = m.group(1) + " ".join(parts) + m.group(3)
+        out.append(token)
+    return " ".join(out)
+
+
+def clean_line(text: str, words: WordList | None, script: str) -> str:
+    """All per-line fixes for one recognised line."""
+    text = " ".join(text.split())
+    if script != "latin":
+        return text.replace(" ", "") if script == "japanese" else text
+    text = normalize_caps(text)
+    if words is not None:
+        text = restore_spaces(text, words)
+    return text
+
+
+# -- joining the lines of a block ----------------------------------------------------------
+def _ends_with_break_hyphen(text: str) -> bool:
+    return len(text) >= 2 and text[-1] in "-‐‑" and text[-2].isalpha()
+
+
+def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | None = None) -> str:
+    """Join a block's lines in reading order, undoing hyphenated line breaks."""
+    if script == "japanese":
+        return "".join(s.strip() for s in lines if s.strip())
+    out = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line:
+            continue
+        if out and _ends_with_break_hyphen(out) and line[0].isalpha():
+            head_m = re.search(r"([A-Za-z]+)-$", out)
+            tail_m = _LETTERS.match(line)
+            head = head_m.group(1) if head_m else ""
+            tail = tail_m.group(0) if tail_m else ""
+            # a compound of two real words keeps its hyphen (SIDE-KICK, FORTY-FOOTER);
+            # a word broken at a syllable loses it (VEN-TURE, AD-VENTURE)
+            both_words = (
+                words is not None
+                and min(len(head), len(tail)) >= 3
+                and words.knows(head)
+                and words.knows(tail)
+            )
+            out = out + line if both_words else out[:-1] + line
+        else:
+            out = f"{out} {line}" if out else line
+    return out
+
+
+# -- furigana --------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class LineGeometry:
+    """What ruby detection needs to know about a line: its box and how it reads."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    vertical: bool
+    script: str
+
+
+def ruby_lines(lines: Sequence[LineGeometry]) -> set[int]:
+    """Indices of lines that are furigana: thin Japanese lines hugging a thicker line.
+
+    Ruby sits to the right of a vertical column (above a horizontal line) and is about
+    half as thick as the text it glosses, and no longer than it.
+    """
+    found: set[int] = set()
+    for i, a in enumerate(lines):
+        if a.script != "japanese":
+            continue
+        a_thick = (a.x1 - a.x0) if a.vertical else (a.y1 - a.y0)
+        a_len = (a.y1 - a.y0) if a.vertical else (a.x1 - a.x0)
+        for j, b in enumerate(lines):
+            if i == j or b.script != "japanese" or b.vertical != a.vertical:
+                continue
+            b_thick = (b.x1 - b.x0) if b.vertical else (b.y1 - b.y0)
+            b_len = (b.y1 - b.y0) if b.vertical else (b.x1 - b.x0)
+            if not (a_thick <= 0.65 * b_thick and a_len <= 1.05 * b_len):
+                continue
+            if a.vertical:
+                gap = a.x0 - b.x1  # ruby right of the column
+                overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
+            else:
+                gap = b.y0 - a.y1  # ruby above the line
+                overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+            if -0.3 * b_thick <= gap <= 0.5 * b_thick and overlap >= 0.6 * a_len:
+                found.add(i)
+                break
+    return found

@@ -1,0 +1,245 @@
+"""Character names learned from what is written on the page.
+
+As the CoMix annotations put it, "whenever the character names are spoken in the text
+boxes, their names propagate on the whole story". Evidence comes from:
+
+- **vocatives**: "STEENIE, I HAVE BEEN LOOKING FOR YOU" names the one spoken *to*: the
+  only other character of the panel (never the speaker);
+- **self-introductions**: "I'M DOUGAL MACCALLUM" names the speaker;
+- **captions** naming who acts ("AND SO STEENIE WENT ..."), when their panel holds a single
+  figure;
+- the book's ComicInfo ``Characters`` list, which lets a name that is also an English word
+  ("CURT") count from one mention and gives the spelling to use.
+
+A word that is also an English word must be named twice on the page (or be listed in
+ComicInfo) before it counts, so "RUN!" or "HONEY!" never become names. Names then spread
+to every character of the same identity cluster, on the page (:func:`name_page`) and
+across the book (:func:`propagate_book`). A character without a name is "speaker N"
+(:func:`display_name`), never a made-up description.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from functools import cache
+
+from panelvox.analysis.lettering import WordList
+from panelvox.i18n import _
+from panelvox.model import BalloonKind, Character, PageAnalysis, SpeakerLink, SpeakerReason
+
+_STOP_TEXT = """
+    a an and the i me my you your ye yer he him his she her it its we us our they them their
+    this that these those who what why where when how which there here then now so but or if
+    oh ah aw ay aye eh hey hi hello huh well yes yeah yep no nope okay ok o.k. say look listen
+    gosh golly gee goodness gracious wow whew ha haha hah ho hmm uh um er bah boy man men
+    honey dear darling sweetheart love baby sugar pal buddy chum friend friends folks kids kid
+    children sir sirs madam ma'am mister miss missus mrs mr ms doc boss chief captain sarge
+    lady ladies gentlemen guys fellas fellows mom mother ma dad daddy father pop son sonny
+    grandpa grandma uncle auntie brother sister bro sis stranger everybody everyone someone
+    nobody all please thanks thank sorry good great help wait stop run quick come go hurry
+    not never maybe just only very too also please alright right sure fine hush shh quiet
+    lord god heavens mercy jeepers gadzooks egad gad drat darn rats shucks nuts
+    i'm i'll i'd i've you're you'll you've it's what's that's there's here's he's she's we're
+    they're let's don't can't won't ain't isn't didn't up down out in on at to for with of off
+    over by from about into back away again is are was were be been am do does did have has
+    had will would can could shall should may might must
+"""
+#: words never taken for names: pronouns, interjections, generic ways to address someone
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+_WORD = r"[A-Z][A-Z'’\-]*"
+_NAME = rf"({_WORD}(?:\s+{_WORD}){{0,2}})"
+_LEAD = re.compile(rf"(?:^|[.!?]\s+|\.\.\.\s*){_NAME}\s*(?:,|!|\?)")
+_MID = re.compile(rf",\s*{_NAME}\s*(?:[,!?]|\.\.\.|\.(?!\w)|$)")
+_SELF = re.compile(rf"\b(?:I'M|I’M|I AM|MY NAME IS|NAME'S|NAME’S|CALL ME)\s+{_NAME}")
+
+
+class NameSource(Enum):
+    VOCATIVE = "vocative"
+    SELF = "self-introduction"
+    CAPTION = "caption"
+    USER = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class NameEvidence:
+    """One mention of a name and the character it names."""
+
+    name: str
+    character: str
+    source: NameSource
+    block: str
+    confidence: float
+
+
+@cache
+def _words() -> WordList:
+    return WordList.load()
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.upper().replace("’", "'").split())
+
+
+def _clean(candidate: str) -> list[str]:
+    tokens = [t.strip("'-") for t in candidate.split()]
+    # a name is the capitalised run before the first stop word ("STEENIE I" -> "STEENIE")
+    out = []
+    for t in tokens:
+        if not t or t.lower() in STOP_WORDS or len(t) < 2:
+            break
+        out.append(t)
+    return out
+
+
+def vocatives(text: str) -> list[str]:
+    """Candidate names a balloon addresses ("STEENIE, I ..." -> ["STEENIE"])."""
+    t = _norm(text)
+    found = []
+    for rx in (_LEAD, _MID):
+        for m in rx.finditer(t):
+            tokens = _clean(m.group(1))
+            if tokens and len(tokens) == len(m.group(1).split()):
+                found.append(" ".join(tokens))
+    return found
+
+
+def self_introductions(text: str) -> list[str]:
+    """Names a speaker gives for themself ("I'M DOUGAL MACCALLUM" -> ["DOUGAL MACCALLUM"])."""
+    out = []
+    for m in _SELF.finditer(_norm(text)):
+        tokens = _clean(m.group(1))
+        if tokens:
+            out.append(" ".join(tokens))
+    return out
+
+
+def _key(name: str) -> str:
+    """Mentions of one person share their first word ("STEENIE STEENSON" ~ "STEENIE")."""
+    return name.split()[0].casefold()
+
+
+def _display(name: str, known: dict[str, str]) -> str:
+    key = _key(name)
+    return known.get(key) or key.title()
+
+
+def _known(known_names: Iterable[str]) -> dict[str, str]:
+    return {_key(n): n.strip() for n in known_names if n.strip()}
+
+
+def _plausible(name: str, counts: Counter[str], known: dict[str, str]) -> bool:
+    key = _key(name)
+    if key in known:
+        return True
+    if _words().knows(key):  # an English word: needs a second mention
+        return counts[key] >= 2
+    return True
+
+
+def name_evidence(analysis: PageAnalysis, known_names: Sequence[str] = ()) -> list[NameEvidence]:
+    """Every name mention on the page tied to the character it names."""
+    known = _known(known_names)
+    links = {s.balloon: s for s in analysis.speakers}
+    bodies = [c for c in analysis.characters if c.kind != "face"]
+    mentions: list[tuple[str, NameSource, str]] = []  # name, source, block id
+    for b in analysis.blocks_in_order():
+        if b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
+            mentions += [(n, NameSource.VOCATIVE, b.id) for n in vocatives(b.text)]
+            mentions += [(n, NameSource.SELF, b.id) for n in self_introductions(b.text)]
+        elif b.kind is BalloonKind.CAPTION:
+            for token in re.findall(_WORD, _norm(b.text)):
+                key = token.casefold()
+                if key in known or (key not in STOP_WORDS and len(key) > 2 and not _words().knows(key)):
+                    mentions.append((token, NameSource.CAPTION, b.id))
+    counts = Counter(_key(n) for n, _, _ in mentions)
+    blocks = {b.id: b for b in analysis.blocks}
+    out = []
+    for name, source, block_id in mentions:
+        if not _plausible(name, counts, known):
+            continue
+        link: SpeakerLink | None = links.get(block_id)
+        panel = blocks[block_id].panel
+        in_panel = [c for c in bodies if c.panel == panel and panel is not None]
+        speaker = link.character if link is not None else None
+        target: str | None = None
+        conf = 0.0
+        if source is NameSource.SELF and speaker is not None:
+            target, conf = speaker, 0.8 * (link.confidence if link else 0.5) + 0.15
+        elif source is NameSource.VOCATIVE and speaker is not None:
+            speaker_cluster = next((c.cluster for c in bodies if c.id == speaker), None)
+            others = [
+                c for c in in_panel if c.id != speaker and (c.cluster is None or c.cluster != speaker_cluster)
+            ]
+            if len(others) == 1:
+                target, conf = others[0].id, 0.6
+        elif source is NameSource.CAPTION and len(in_panel) == 1:
+            target, conf = in_panel[0].id, 0.35
+        if target is not None:
+            out.append(NameEvidence(_display(name, known), target, source, block_id, round(conf, 3)))
+    return out
+
+
+def name_page(analysis: PageAnalysis, known_names: Sequence[str] = ()) -> PageAnalysis:
+    """``analysis`` with names from its own text given to characters and their clusters."""
+    evidence = name_evidence(analysis, known_names)
+    if not evidence:
+        return analysis
+    cluster_of = {c.id: (c.cluster or c.id) for c in analysis.characters}
+    votes: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for e in evidence:
+        votes[cluster_of.get(e.character, e.character)][e.name] += e.confidence
+    best = {k: max(v, key=lambda n: (v[n], n)) for k, v in votes.items()}
+    chars = tuple(
+        c if c.name is not None else replace(c, name=best.get(cluster_of[c.id])) for c in analysis.characters
+    )
+    return replace(analysis, characters=chars)
+
+
+def propagate_book(pages: Sequence[PageAnalysis]) -> list[PageAnalysis]:
+    """Give every member of a book-wide cluster the name most of its named members carry.
+
+    Expects clusters made consistent across the book (:func:`identity.book_clusters`).
+    """
+    votes: dict[str, Counter[str]] = defaultdict(Counter)
+    for page in pages:
+        for c in page.characters:
+            if c.cluster is not None and c.name:
+                votes[c.cluster][c.name] += 1
+    best = {k: v.most_common(1)[0][0] for k, v in votes.items()}
+    return [
+        replace(
+            page,
+            characters=tuple(
+                replace(c, name=best[c.cluster]) if c.cluster in best else c for c in page.characters
+            ),
+        )
+        for page in pages
+    ]
+
+
+def display_name(character: Character) -> str:
+    """What the reader says for a character: its name, else "speaker N" from its identity."""
+    if character.name:
+        return character.name
+    label = character.cluster or character.id
+    number = "".join(ch for ch in label if ch.isdigit()) or label
+    # Translators: a character whose name is unknown; {n} is a number ("speaker 2").
+    return _("speaker {n}").format(n=number)
+
+
+def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
+    """Who says a block, in words: a name, "speaker 2", "narrator", "someone"; None for nobody."""
+    if link is None:
+        return None
+    if link.reason is SpeakerReason.NARRATOR:
+        # Translators: the speaker of a caption box.
+        return _("narrator")
+    char = next((c for c in analysis.characters if c.id == link.character), None)
+    if char is None:
+        # Translators: the speaker of a balloon when no character could be found ("someone says").
+        return _("someone")
+    return display_name(char)

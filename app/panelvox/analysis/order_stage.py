@@ -1,0 +1,228 @@
+"""Reading order of panels and of the text blocks inside them (the ``order`` stage).
+
+Order comes from an explicit grouping step, never from a fuzzy comparator: a recursive
+XY-cut splits the boxes into tiers (horizontal cuts) or columns (vertical cuts) wherever a
+line separates them, allowing a little overlap; tiers read top-down, columns in the book's
+direction. A tall panel that spans two rows stops the row cut, so the column cut runs first
+there and the reader finishes one column of the L before the other. Insets (a panel drawn
+inside another) are read right after the panel that holds them.
+
+Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
+where the cut needed the overlap tolerance, lowest where no cut exists and a top-first
+fallback decided; the narrator says "the order of these panels is unclear" when it is low.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from panelvox.analysis.pipeline import Image
+from panelvox.model import Balloon, BBox, PageAnalysis, Panel, ReadingDirection
+
+#: confidence of an order decided by the fallback (no clean cut between the boxes)
+FALLBACK_CONFIDENCE = 0.4
+#: confidence of an inset's place (right after the panel that holds it)
+INSET_CONFIDENCE = 0.7
+#: confidence of a block outside every panel, slotted in between panels
+UNASSIGNED_CONFIDENCE = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class OrderParams:
+    tolerance: float = 0.2  # share of a box's extent that may straddle a cut line
+    inset_cover: float = 0.85  # a panel this much inside a larger one is an inset
+    block_in_panel: float = 0.2  # a block with less of its area in any panel is unassigned
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One box's place in a reading order."""
+
+    index: int  # index into the boxes that were ordered
+    confidence: float
+
+
+def order_boxes(
+    boxes: Sequence[BBox], direction: ReadingDirection, params: OrderParams | None = None
+) -> list[Ranked]:
+    """The reading order of ``boxes`` (indices, first to last) with a confidence each."""
+    p = params or OrderParams()
+    return _xy_order(list(range(len(boxes))), boxes, direction, p, 1.0)
+
+
+def _xy_order(
+    items: list[int], boxes: Sequence[BBox], direction: ReadingDirection, p: OrderParams, conf: float
+) -> list[Ranked]:
+    if len(items) <= 1:
+        return [Ranked(i, conf) for i in items]
+    # yonkoma: columns (right first) before rows; otherwise rows (tiers) before columns
+    axes = (1, 0) if direction is ReadingDirection.TTB_RTL else (0, 1)
+    for axis in axes:
+        groups = _split(items, boxes, axis, p)
+        if groups is None:
+            continue
+        parts, cut_conf = groups
+        if axis == 1 and direction.right_to_left:
+            parts = parts[::-1]
+        out: list[Ranked] = []
+        for part in parts:
+            out.extend(_xy_order(part, boxes, direction, p, min(conf, cut_conf)))
+        return out
+    return _fallback(items, boxes, direction, p, conf)
+
+
+def _split(
+    items: list[int], boxes: Sequence[BBox], axis: int, p: OrderParams
+) -> tuple[list[list[int]], float] | None:
+    """Group ``items`` along ``axis`` (0: into rows by y, 1: into columns by x).
+
+    Each box's interval is shrunk by the tolerance at both ends; intervals that still overlap
+    are one group. Returns the groups in coordinate order and the cut confidence (1.0 when
+    the unshrunk intervals are already apart), or None when everything is one group.
+    """
+
+    def span(i: int) -> tuple[float, float]:
+        b = boxes[i]
+        return (b.y0, b.y1) if axis == 0 else (b.x0, b.x1)
+
+    def shrunk(i: int) -> tuple[float, float]:
+        a, b = span(i)
+        m = p.tolerance * (b - a) / 2
+        return a + m, b - m
+
+    ordered = sorted(items, key=lambda i: (shrunk(i)[0], shrunk(i)[1], i))
+    groups: list[list[int]] = [[ordered[0]]]
+    end = shrunk(ordered[0])[1]
+    for i in ordered[1:]:
+        a, b = shrunk(i)
+        if a >= end:
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+        end = max(end, b) if a < end else b
+    if len(groups) < 2:
+        return None
+    # how far the groups reach into each other before shrinking: 0 is a clean gutter
+    worst = 0.0
+    for g0, g1 in itertools.pairwise(groups):
+        reach = max(span(i)[1] for i in g0) - min(span(i)[0] for i in g1)
+        extent = min(min(span(i)[1] - span(i)[0] for i in g) for g in (g0, g1))
+        if reach > 0 and extent > 0:
+            worst = max(worst, reach / extent)
+    confidence = 1.0 if worst <= 0 else max(0.5, 1.0 - worst / p.tolerance * 0.5)
+    return groups, confidence
+
+
+def _fallback(
+    items: list[int], boxes: Sequence[BBox], direction: ReadingDirection, p: OrderParams, conf: float
+) -> list[Ranked]:
+    """No cut separates the boxes (a pinwheel, overlapping art): the box that starts first
+    in reading terms goes first, then the rest are ordered again."""
+
+    def key(i: int) -> tuple[float, float, int]:
+        b = boxes[i]
+        across = -b.x1 if direction.right_to_left else b.x0
+        if direction is ReadingDirection.TTB_RTL:
+            return (across, b.y0, i)
+        return (b.y0, across, i)
+
+    first = min(items, key=key)
+    rest = [i for i in items if i != first]
+    low = min(conf, FALLBACK_CONFIDENCE)
+    return [Ranked(first, low), *_xy_order(rest, boxes, direction, p, low)]
+
+
+def order_panels(
+    panels: Sequence[Panel], direction: ReadingDirection, params: OrderParams | None = None
+) -> tuple[Panel, ...]:
+    """``panels`` with ``order`` (1-based) and ``order_confidence`` set; insets follow their host."""
+    p = params or OrderParams()
+    host: dict[int, int] = {}
+    for i, a in enumerate(panels):
+        candidates = [
+            j
+            for j, b in enumerate(panels)
+            if j != i and b.bbox.area > a.bbox.area and a.bbox.coverage_by(b.bbox) >= p.inset_cover
+        ]
+        if candidates:
+            host[i] = min(candidates, key=lambda j: panels[j].bbox.area)
+    top = [i for i in range(len(panels)) if i not in host]
+    boxes = [q.bbox for q in panels]
+    sequence: list[Ranked] = []
+
+    def emit(ranked: Ranked) -> None:
+        sequence.append(ranked)
+        insets = [i for i, h in host.items() if h == ranked.index]
+        for r in _xy_order(insets, boxes, direction, p, min(ranked.confidence, INSET_CONFIDENCE)):
+            emit(r)
+
+    for r in _xy_order(top, boxes, direction, p, 1.0):
+        emit(r)
+    out = list(panels)
+    for n, r in enumerate(sequence, start=1):
+        out[r.index] = replace(panels[r.index], order=n, order_confidence=round(r.confidence, 4))
+    return tuple(out)
+
+
+def order_blocks(
+    blocks: Sequence[Balloon],
+    panels: Sequence[Panel],
+    direction: ReadingDirection,
+    params: OrderParams | None = None,
+) -> tuple[Balloon, ...]:
+    """``blocks`` with ``panel`` (the panel holding most of each), page-wide ``order`` and
+    ``order_confidence``. ``panels`` must already be ordered."""
+    p = params or OrderParams()
+    # Text inside a yonkoma panel reads like any manga panel: rows, right to left.
+    inner = ReadingDirection.RTL if direction is ReadingDirection.TTB_RTL else direction
+    ordered_panels = sorted(panels, key=lambda q: q.order if q.order is not None else 1 << 30)
+    owner: list[str | None] = []
+    for b in blocks:
+        best = max(ordered_panels, key=lambda q: b.bbox.intersection(q.bbox), default=None)
+        held = b.bbox.coverage_by(best.bbox) if best is not None else 0.0
+        owner.append(best.id if best is not None and held >= p.block_in_panel else None)
+
+    # Unassigned blocks go after the panel that precedes them when ordered with the panels.
+    after: dict[str | None, list[int]] = {}
+    panel_boxes = [q.bbox for q in ordered_panels]
+    for i, b in enumerate(blocks):
+        if owner[i] is not None:
+            continue
+        ranked = order_boxes([*panel_boxes, b.bbox], direction, p)
+        pos = next(k for k, r in enumerate(ranked) if r.index == len(panel_boxes))
+        before = [r.index for r in ranked[:pos]]
+        after.setdefault(ordered_panels[before[-1]].id if before else None, []).append(i)
+
+    sequence: list[tuple[int, float, str | None]] = []
+
+    def emit_loose(key: str | None) -> None:
+        loose = after.get(key, [])
+        for r in order_boxes([blocks[i].bbox for i in loose], inner, p):
+            sequence.append((loose[r.index], min(r.confidence, UNASSIGNED_CONFIDENCE), None))
+
+    emit_loose(None)
+    for q in ordered_panels:
+        mine = [i for i in range(len(blocks)) if owner[i] == q.id]
+        for r in order_boxes([blocks[i].bbox for i in mine], inner, p):
+            sequence.append((mine[r.index], min(r.confidence, q.order_confidence), q.id))
+        emit_loose(q.id)
+    out = list(blocks)
+    for n, (i, conf, panel_id) in enumerate(sequence, start=1):
+        out[i] = replace(blocks[i], panel=panel_id, order=n, order_confidence=round(conf, 4))
+    return tuple(out)
+
+
+class OrderStage:
+    """The ``order`` stage: panel order, then block assignment and order, for the page's direction."""
+
+    name = "order"
+
+    def __init__(self, params: OrderParams | None = None) -> None:
+        self.params = params or OrderParams()
+
+    def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
+        panels = order_panels(analysis.panels, analysis.direction, self.params)
+        blocks = order_blocks(analysis.blocks, panels, analysis.direction, self.params)
+        return replace(analysis, panels=panels, blocks=blocks, stages=(*analysis.stages, "order:xy-cut"))

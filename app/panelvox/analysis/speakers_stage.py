@@ -1,0 +1,176 @@
+"""The "speakers" stage: who says each balloon, with a reason and a confidence.
+
+Blocks are taken in reading order. For each one:
+
+- a caption belongs to the narrator (``character=None``, :attr:`SpeakerReason.NARRATOR`);
+- a sound effect or other scene text belongs to nobody (no link);
+- a speech or thought balloon goes, in this order of trust, to
+  1. the character its **tail** points at (tip, then direction from the tip);
+  2. the previous balloon's speaker when the two balloons touch (a **continuation**);
+  3. the other one of two characters in a panel where one of them just spoke
+     (**alternation** in a two-person exchange);
+  4. the **nearest** character of the same panel, measured from the middle of the
+     balloon's lower edge (speakers usually stand under their words);
+- and to nobody (``character=None``, :attr:`SpeakerReason.NONE`: "someone says") when the
+  panel has no character at all: never a guess from another panel.
+
+Names are then learned from what was said (:mod:`panelvox.analysis.names`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from panelvox.analysis.names import name_page
+from panelvox.analysis.pipeline import Image
+from panelvox.model import (
+    Balloon,
+    BalloonKind,
+    BBox,
+    Character,
+    PageAnalysis,
+    Point,
+    SpeakerLink,
+    SpeakerReason,
+)
+
+STAGE = "speakers"
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerParams:
+    min_tail_confidence: float = 0.4  # weaker tails are ignored
+    touch_gap: float = 0.012  # balloons closer than this (share of the page's longer side) touch
+    direction_weight: float = 0.35  # tail cost: distance / diagonal + weight * (1 - cos) / 2
+    tail_push: float = 0.02  # the tip is followed this share of the page's longer side
+    clear_margin: float = 0.3  # proximity this clear wins over alternation
+
+
+class SpeakersStage:
+    """Attribute every block to a character, the narrator or nobody."""
+
+    name = STAGE
+
+    def __init__(self, params: SpeakerParams | None = None, known_names: Sequence[str] = ()) -> None:
+        self.params = params or SpeakerParams()
+        self.known_names = tuple(known_names)  # ComicInfo ``Characters`` of the book
+
+    def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
+        links = attribute(analysis, self.params)
+        out = replace(analysis, speakers=links, stages=(*analysis.stages, STAGE))
+        return name_page(out, known_names=self.known_names)
+
+
+def attribute(analysis: PageAnalysis, params: SpeakerParams | None = None) -> tuple[SpeakerLink, ...]:
+    """Speaker links for the blocks of ``analysis`` (pure; names untouched)."""
+    p = params or SpeakerParams()
+    bodies = [c for c in analysis.characters if c.kind != "face"]
+    gap = p.touch_gap * max(analysis.width, analysis.height)
+    links: list[SpeakerLink] = []
+    last: dict[str | None, tuple[Balloon, str | None]] = {}  # panel -> previous speech and its speaker
+    for block in analysis.blocks_in_order():
+        if block.kind is BalloonKind.CAPTION:
+            links.append(
+                SpeakerLink(block.id, None, round(0.9 * block.confidence, 3), SpeakerReason.NARRATOR, STAGE)
+            )
+            continue
+        if block.kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
+            continue
+        cands = _candidates(block, bodies)
+        prev = last.get(block.panel)
+        link = _choose(block, cands, prev, gap, p)
+        links.append(link)
+        last[block.panel] = (block, link.character)
+    return tuple(links)
+
+
+def _candidates(block: Balloon, bodies: Sequence[Character]) -> list[Character]:
+    if block.panel is not None:
+        return [c for c in bodies if c.panel == block.panel]
+    # a block outside every panel: characters it overlaps or that lie just below it
+    return [c for c in bodies if c.bbox.intersection(_grown(block.bbox, 0.5)) > 0]
+
+
+def _choose(
+    block: Balloon,
+    cands: Sequence[Character],
+    prev: tuple[Balloon, str | None] | None,
+    gap: float,
+    p: SpeakerParams,
+) -> SpeakerLink:
+    if not cands:
+        return SpeakerLink(block.id, None, 0.5, SpeakerReason.NONE, STAGE)
+    tail = block.tail
+    if tail is not None and tail.confidence >= p.min_tail_confidence:
+        push = p.tail_push * max(gap / p.touch_gap, 1.0)
+        rad = math.radians(tail.direction_deg)
+        tip = Point(tail.tip.x + push * math.cos(rad), tail.tip.y + push * math.sin(rad))
+        best, margin = _by_tail(tip, tail.direction_deg, cands, p)
+        conf = 0.5 + 0.45 * tail.confidence * margin
+        return SpeakerLink(block.id, best.id, round(min(0.95, conf), 3), SpeakerReason.TAIL, STAGE)
+    if prev is not None and prev[1] is not None and _touch(prev[0].bbox, block.bbox, gap):
+        return SpeakerLink(block.id, prev[1], 0.6, SpeakerReason.CONTINUATION, STAGE)
+    anchor = Point(block.bbox.center.x, block.bbox.y1)
+    ranked = sorted(cands, key=lambda c: _below_distance(anchor, c.bbox))
+    margin = _margin(anchor, ranked) if len(ranked) > 1 else 1.0
+    if len(cands) == 2 and margin < p.clear_margin and prev is not None and prev[1] in [c.id for c in cands]:
+        other = next(c for c in cands if c.id != prev[1])
+        return SpeakerLink(block.id, other.id, 0.55, SpeakerReason.ALTERNATION, STAGE)
+    conf = 0.6 if len(cands) == 1 else 0.35 + 0.25 * margin
+    return SpeakerLink(block.id, ranked[0].id, round(conf, 3), SpeakerReason.PROXIMITY, STAGE)
+
+
+def _by_tail(
+    tip: Point, direction_deg: float, cands: Sequence[Character], p: SpeakerParams
+) -> tuple[Character, float]:
+    """The character the tail points at, and a margin in [0, 1] over the runner-up."""
+    rad = math.radians(direction_deg)
+    dx, dy = math.cos(rad), math.sin(rad)
+
+    def cost(c: Character) -> float:
+        box = c.bbox
+        diag = math.hypot(box.width, box.height) or 1.0
+        # aim at the upper part of the figure, where the head is
+        target = Point(box.center.x, box.y0 + 0.25 * box.height)
+        vx, vy = target.x - tip.x, target.y - tip.y
+        norm = math.hypot(vx, vy) or 1.0
+        cos = (vx * dx + vy * dy) / norm
+        return _distance(tip, box) / diag + p.direction_weight * (1 - cos) / 2
+
+    ranked = sorted(cands, key=cost)
+    if len(ranked) == 1:
+        return ranked[0], 1.0
+    c0, c1 = cost(ranked[0]), cost(ranked[1])
+    return ranked[0], min(1.0, (c1 - c0) / max(c1, 1e-6) * 2)
+
+
+def _distance(pt: Point, box: BBox) -> float:
+    dx = max(box.x0 - pt.x, 0.0, pt.x - box.x1)
+    dy = max(box.y0 - pt.y, 0.0, pt.y - box.y1)
+    return math.hypot(dx, dy)
+
+
+def _below_distance(pt: Point, box: BBox) -> float:
+    """Distance that counts sideways more than downwards: speakers stand under their words."""
+    dx = max(box.x0 - pt.x, 0.0, pt.x - box.x1)
+    dy = max(box.y0 - pt.y, 0.0, pt.y - box.y1)
+    return math.hypot(dx, 0.35 * dy)
+
+
+def _margin(anchor: Point, ranked: Sequence[Character]) -> float:
+    d0, d1 = _below_distance(anchor, ranked[0].bbox), _below_distance(anchor, ranked[1].bbox)
+    return min(1.0, (d1 - d0) / max(d1, 1.0))
+
+
+def _touch(a: BBox, b: BBox, gap: float) -> bool:
+    """``b`` hangs under ``a`` (a continuation), not beside it (side by side is an exchange)."""
+    overlap_x = min(a.x1, b.x1) - max(a.x0, b.x0)
+    stacked = b.center.y > a.y1 - 0.25 * a.height and overlap_x > 0.3 * min(a.width, b.width)
+    return stacked and a.intersection(_grown(b, 0.0, gap)) > 0
+
+
+def _grown(box: BBox, share: float, pixels: float = 0.0) -> BBox:
+    gx, gy = share * box.width + pixels, share * box.height + pixels
+    return BBox(box.x0 - gx, box.y0 - gy, box.x1 + gx, box.y1 + gy)

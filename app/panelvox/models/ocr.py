@@ -1,0 +1,530 @@
+"""The OCR engine: PP-OCR text detection and recognition run by onnxruntime.
+
+The ONNX models are the ones that ship *inside* the PyPI ``rapidocr`` wheel
+(``rapidocr/models/PP-OCRv6_*_small.onnx``). Their paths are pinned here and checked by
+sha256, so nothing ever asks rapidocr to resolve (and download) a model. Only rapidocr's
+pre/post-processing helpers are used; the onnxruntime sessions are ours: created once per
+:class:`OcrEngine`, reused for every page, on CUDA when onnxruntime-gpu and a GPU are
+present, else on the CPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from panelvox.errors import ModelUnavailable
+from panelvox.i18n import _
+
+log = logging.getLogger(__name__)
+
+#: An RGB image, shape (height, width, 3), dtype uint8.
+Image = npt.NDArray[np.uint8]
+#: A text quadrilateral: 4 (x, y) points clockwise from top-left, page pixels.
+Quad = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class BundledModel:
+    """A model file inside the rapidocr wheel, pinned by name and sha256."""
+
+    role: str  # "det" or "rec"
+    filename: str
+    sha256: str
+    license: str = "Apache-2.0 (PaddleOCR)"
+
+
+#: The models the rapidocr 3.x wheel bundles (checked against rapidocr 3.10's
+#: default_models.yaml). Never name a model here that the wheel does not ship.
+BUNDLED_DET = BundledModel(
+    "det", "PP-OCRv6_det_small.onnx", "090f04abcd9d9a7498bc4ebf677e4cb9bdce1fe4197ddb7e529f1ef44e1ff94f"
+)
+BUNDLED_REC = BundledModel(
+    "rec", "PP-OCRv6_rec_small.onnx", "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"
+)
+
+
+class Device(Enum):
+    AUTO = "auto"  # CUDA when available, else CPU
+    CPU = "cpu"
+    CUDA = "cuda"
+
+
+@dataclass(frozen=True, slots=True)
+class OcrConfig:
+    """Parameters of the engine, tuned for comic pages (see docs/benchmarks.md)."""
+
+    det_model: Path | None = None  # None: the model bundled in rapidocr
+    rec_model: Path | None = None
+    verify_sha256: bool = True
+    device: Device = Device.AUTO
+    threads: int = 0  # 0: onnxruntime decides
+    #: the page is scaled so its longer side is at most this for detection
+    det_max_side: int = 1280
+    #: ... and at least this (small scans are upscaled so lettering is not lost)
+    det_min_side: int = 960
+    det_thresh: float = 0.5
+    det_dilation: bool = False
+    #: the strict passes: higher thresholds without dilation separate lines set close together
+    strict_thresh: tuple[float, ...] = (0.65, 0.8)
+    #: the detector's usual pass (dilated), whose boxes are the reported outlines; 0: off
+    outline_thresh: float = 0.3
+    box_thresh: float = 0.5
+    unclip_ratio: float = 1.6
+    rec_height: int = 48
+    rec_batch: int = 8
+    #: a box this many times thicker than the page's median line is re-cut from the strict
+    #: pass (merged lines); 0 turns the strict pass off
+    split_ratio: float = 1.4
+    #: pieces of one line this close (times the line's thickness) are joined again
+    merge_gap: float = 0.5
+    #: crops taller than this ratio (height/width) are read as vertical columns
+    vertical_ratio: float = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    quad: Quad  # tight around the letters: the crop that is read
+    score: float
+    #: the same line as the detector's usual (looser) pass outlines it, when it found it
+    #: as one line; reported as the line's polygon
+    outline: Quad | None = None
+
+    @property
+    def reported(self) -> Quad:
+        return self.outline if self.outline is not None else self.quad
+
+    @property
+    def width(self) -> float:
+        return float(np.linalg.norm(self.quad[0] - self.quad[1]))
+
+    @property
+    def height(self) -> float:
+        return float(np.linalg.norm(self.quad[0] - self.quad[3]))
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    text: str
+    score: float
+
+
+@dataclass(slots=True)
+class StepTimes:
+    """Seconds spent per step, accumulated by the caller (for benchmarks)."""
+
+    det: float = 0.0
+    rec: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def rapidocr_models_dir() -> Path:
+    """The folder of the ONNX models inside the installed rapidocr package."""
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or spec.origin is None:
+        raise ModelUnavailable(
+            # Translators: spoken when the text-reading component is not installed.
+            _("The text reader is not installed, so text cannot be read."),
+            detail="python package rapidocr is not importable",
+        )
+    return Path(spec.origin).parent / "models"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
+    resolved = path if path is not None else rapidocr_models_dir() / bundled.filename
+    if not resolved.is_file():
+        raise ModelUnavailable(
+            # Translators: spoken when a model file of the text reader is missing.
+            _("A model file of the text reader is missing, so text cannot be read."),
+            detail=f"{bundled.role} model not found at {resolved}",
+        )
+    if path is None and verify and _sha256(resolved) != bundled.sha256:
+        raise ModelUnavailable(
+            # Translators: spoken when a model file of the text reader is damaged or unexpected.
+            _("A model file of the text reader is damaged, so text cannot be read."),
+            detail=f"sha256 of {resolved} does not match {bundled.sha256}",
+        )
+    return resolved
+
+
+def choose_providers(device: Device, available: Sequence[str]) -> list[str]:
+    """onnxruntime execution providers in preference order; CPU is always last."""
+    cuda = "CUDAExecutionProvider"
+    if device is not Device.CPU and cuda in available:
+        return [cuda, "CPUExecutionProvider"]
+    if device is Device.CUDA:
+        log.warning("CUDA requested but onnxruntime offers only %s; using the CPU", list(available))
+    return ["CPUExecutionProvider"]
+
+
+def _session(path: Path, config: OcrConfig) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.enable_cpu_mem_arena = False  # keeps peak memory down on large pages
+    if config.threads > 0:
+        opts.intra_op_num_threads = config.threads
+    providers = choose_providers(config.device, ort.get_available_providers())
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+    except (RuntimeError, OSError, ValueError) as exc:
+        if providers[0] == "CPUExecutionProvider":
+            raise ModelUnavailable(
+                # Translators: spoken when the text reader's model cannot be loaded.
+                _("The text reader could not start, so text cannot be read."),
+                detail=f"onnxruntime could not load {path}: {exc!r}",
+            ) from exc
+        log.warning("%s failed to load %s (%r); falling back to the CPU", providers[0], path, exc)
+        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def crop_quad(image: Image, quad: Quad, *, vertical: bool) -> Image:
+    """The text inside ``quad``, deskewed; vertical columns are turned to read left to right."""
+    w = max(1, round(max(np.linalg.norm(quad[0] - quad[1]), np.linalg.norm(quad[2] - quad[3]))))
+    h = max(1, round(max(np.linalg.norm(quad[0] - quad[3]), np.linalg.norm(quad[1] - quad[2]))))
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    crop = cv2.warpPerspective(image, matrix, (w, h), borderMode=cv2.BORDER_REPLICATE, flags=cv2.INTER_CUBIC)
+    if vertical:
+        # counter-clockwise: the top of the column becomes the left of the line
+        crop = np.ascontiguousarray(np.rot90(crop))
+    return np.asarray(crop, dtype=np.uint8)
+
+
+def _axis_box(d: Detection) -> tuple[float, float, float, float]:
+    return (
+        float(d.quad[:, 0].min()),
+        float(d.quad[:, 1].min()),
+        float(d.quad[:, 0].max()),
+        float(d.quad[:, 1].max()),
+    )
+
+
+def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    iw = min(a[2], b[2]) - max(a[0], b[0])
+    ih = min(a[3], b[3]) - max(a[1], b[1])
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def merge_fragments(dets: Sequence[Detection], gap: float) -> list[Detection]:
+    """Join boxes that are pieces of one line (words cut apart at a high threshold).
+
+    Two upright boxes of similar thickness merge when they sit on the same line (their
+    centres across the line are within 30 % of the thinner one) with a gap along the line of
+    at most ``gap`` times the thickness: horizontal pieces side by side, vertical pieces
+    (Japanese columns) one above the other. Of two boxes over the same line (IoU > 0.5)
+    the better-scored one is kept; a box lying inside a larger one is dropped.
+    """
+    if gap <= 0:
+        return list(dets)
+    items = [(_axis_box(d), d.score, d) for d in dets]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                a, b = items[i][0], items[j][0]
+                if _iou(a, b) > 0.5:  # the same line found twice (a re-cut piece)
+                    if items[j][1] > items[i][1]:
+                        items[i] = items[j]
+                    del items[j]
+                    merged = True
+                    break
+                if _inside(items[j][2], a, 0.8) or _inside(items[i][2], b, 0.8):
+                    # a piece inside a longer box of the same line: keep the longer one
+                    area_a = (a[2] - a[0]) * (a[3] - a[1])
+                    area_b = (b[2] - b[0]) * (b[3] - b[1])
+                    if area_b > area_a:
+                        items[i] = items[j]
+                    del items[j]
+                    merged = True
+                    break
+                for along in (0, 1):  # 0: a horizontal line, 1: a vertical column
+                    across = 1 - along
+                    ta = a[across + 2] - a[across]
+                    tb = b[across + 2] - b[across]
+                    la, lb = a[along + 2] - a[along], b[along + 2] - b[along]
+                    if along == 1 and (la < 1.5 * ta or lb < 1.0 * tb):
+                        continue  # columns: both pieces must already be upright columns
+                    if along == 0 and (la < 0.8 * ta or lb < 0.8 * tb):
+                        continue
+                    if max(ta, tb) > 1.4 * min(ta, tb):
+                        continue
+                    offset = abs((a[across] + a[across + 2]) - (b[across] + b[across + 2])) / 2
+                    dist = max(a[along], b[along]) - min(a[along + 2], b[along + 2])
+                    if offset <= 0.3 * min(ta, tb) and -0.3 * min(la, lb) <= dist <= gap * min(ta, tb):
+                        box = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                        quad = np.array(
+                            [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]],
+                            dtype=np.float32,
+                        )
+                        score = min(items[i][1], items[j][1])
+                        items[i] = (box, score, Detection(quad, score))
+                        del items[j]
+                        merged = True
+                        break
+                if merged:
+                    break
+            if merged:
+                break
+    return [d for _, _, d in items]
+
+
+def _inside(d: Detection, box: tuple[float, float, float, float], share: float = 0.6) -> bool:
+    """True when at least ``share`` of the box of ``d`` lies inside ``box``."""
+    a = _axis_box(d)
+    iw = min(a[2], box[2]) - max(a[0], box[0])
+    ih = min(a[3], box[3]) - max(a[1], box[1])
+    area = max(1e-6, (a[2] - a[0]) * (a[3] - a[1]))
+    return iw > 0 and ih > 0 and iw * ih / area >= share
+
+
+def combine_passes(
+    loose: Sequence[Detection], strict: Sequence[Detection], split_ratio: float
+) -> list[Detection]:
+    """Lines from the usual (loose) pass, corrected by a strict pass where lines ran together.
+
+    Closely spaced lettering merges in the probability map at the loose threshold: one box
+    then covers several lines and cannot be read, or its mean score is too low and the
+    lines vanish; or one box runs along a line into the next balloon. A loose box much
+    thicker than the page's median line is replaced by the thinner strict boxes inside it
+    when there are two or more, and so is one whose strict pieces lie apart along it by
+    more than a letter; strict boxes that lie in no loose box
+    (and hardly overlap one) are lines the loose pass lost, and are added when they are
+    lines of several letters (isolated specks and single letters are mostly texture).
+    """
+    if not strict:
+        return list(loose)
+    thick = [min(d.width, d.height) for d in loose]
+    typical = float(np.median(thick)) if thick else 0.0
+    out: list[Detection] = []
+    for d, t in zip(loose, thick, strict=True):
+        box = _axis_box(d)
+        pieces = [p for p in strict if _inside(p, box, 0.3)]
+        if len(pieces) < 2:
+            out.append(d)
+        elif len(loose) >= 3 and t >= split_ratio * typical:
+            # several lines in one box: keep the pieces if they are thinner lines
+            thinner = max(min(p.width, p.height) for p in pieces) < 0.75 * t
+            out.extend(pieces if thinner else [d])
+        else:
+            # one line long enough to run into the next balloon's: pieces apart along it
+            out.extend(pieces if _apart_along(pieces, d) else [d])
+    boxes = [_axis_box(d) for d in out]
+    for p in strict:
+        pb = _axis_box(p)
+        long_line = max(p.width, p.height) >= 2.5 * min(p.width, p.height)
+        if long_line and all(_iou(pb, b) < 0.2 and not _inside(p, b, 0.5) for b in boxes):
+            out.append(p)
+    return dedupe(out)
+
+
+def _apart_along(pieces: Sequence[Detection], line: Detection) -> bool:
+    """True when ``pieces`` lie one after another along ``line`` with a gap of more than a
+    letter between them (two balloons' lines that the loose pass ran together)."""
+    along = 0 if line.width >= line.height else 1
+    thick = min(line.width, line.height)
+    spans = sorted((float(p.quad[:, along].min()), float(p.quad[:, along].max())) for p in pieces)
+    return all(b0 - a1 > 1.0 * thick for (_, a1), (b0, _) in pairwise(spans))
+
+
+def dedupe(dets: Sequence[Detection]) -> list[Detection]:
+    """Drop boxes over the same line as a better-scored one (IoU > 0.5)."""
+    kept: list[Detection] = []
+    for d in sorted(dets, key=lambda d: -d.score):
+        box = _axis_box(d)
+        if all(_iou(box, _axis_box(k)) <= 0.5 for k in kept):
+            kept.append(d)
+    return kept
+
+
+class OcrEngine:
+    """Detects and recognises text lines. Create once; reuse for every page.
+
+    Thread-safety: onnxruntime sessions may be run from several threads; the engine
+    keeps no per-call state.
+    """
+
+    def __init__(self, config: OcrConfig | None = None) -> None:
+        from rapidocr.ch_ppocr_det.utils import DBPostProcess
+        from rapidocr.ch_ppocr_rec.utils import CTCLabelDecode
+
+        self.config = config or OcrConfig()
+        det_path = _resolve(self.config.det_model, BUNDLED_DET, self.config.verify_sha256)
+        rec_path = _resolve(self.config.rec_model, BUNDLED_REC, self.config.verify_sha256)
+        self._det = _session(det_path, self.config)
+        self._rec = _session(rec_path, self.config)
+        meta = self._rec.get_modelmeta().custom_metadata_map
+        if "character" not in meta:
+            raise ModelUnavailable(
+                _("The text reader could not start, so text cannot be read."),
+                detail=f"{rec_path} carries no character list in its metadata",
+            )
+        self._decode = CTCLabelDecode(character=meta["character"].splitlines())
+        self._post = DBPostProcess(
+            thresh=self.config.det_thresh,
+            box_thresh=self.config.box_thresh,
+            unclip_ratio=self.config.unclip_ratio,
+            use_dilation=self.config.det_dilation,
+            score_mode="fast",
+        )
+        self._post_strict = [
+            DBPostProcess(
+                thresh=t,
+                box_thresh=self.config.box_thresh,
+                unclip_ratio=self.config.unclip_ratio,
+                use_dilation=False,
+                score_mode="fast",
+            )
+            for t in self.config.strict_thresh
+        ]
+        self._post_outline = (
+            DBPostProcess(
+                thresh=self.config.outline_thresh,
+                box_thresh=self.config.box_thresh,
+                unclip_ratio=self.config.unclip_ratio,
+                use_dilation=True,
+                score_mode="fast",
+            )
+            if self.config.outline_thresh > 0
+            else None
+        )
+        self._det_input = self._det.get_inputs()[0].name
+        self._rec_input = self._rec.get_inputs()[0].name
+
+    @property
+    def providers(self) -> list[str]:
+        """The providers the sessions actually run on (first is the one used)."""
+        return list(self._det.get_providers())
+
+    # -- detection ---------------------------------------------------------------
+    def _det_size(self, h: int, w: int) -> tuple[int, int]:
+        cfg = self.config
+        scale = 1.0
+        if max(h, w) > cfg.det_max_side:
+            scale = cfg.det_max_side / max(h, w)
+        elif max(h, w) < cfg.det_min_side:
+            scale = cfg.det_min_side / max(h, w)
+        return max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
+
+    def detect(self, image: Image) -> list[Detection]:
+        """Text quadrilaterals on an RGB page, in page pixels."""
+        h, w = image.shape[:2]
+        if h < 4 or w < 4:
+            return []
+        rh, rw = self._det_size(h, w)
+        bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+        resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
+        x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
+        x = x.transpose(2, 0, 1)[np.newaxis]
+        pred = self._det.run(None, {self._det_input: x})[0]
+        boxes, scores = self._post(pred, (h, w))
+        dets = [
+            Detection(np.asarray(b, dtype=np.float32), float(s)) for b, s in zip(boxes, scores, strict=True)
+        ]
+        if not self.config.det_dilation:  # words of a line may come apart without dilation
+            dets = merge_fragments(dets, self.config.merge_gap)
+        if self.config.split_ratio <= 0:
+            return dets
+        # strict passes, the stricter one re-cutting what still ran together in the other
+        strict: list[Detection] = []
+        for post in reversed(self._post_strict):
+            boxes, scores = post(pred, (h, w))
+            found = merge_fragments(
+                [
+                    Detection(np.asarray(b, dtype=np.float32), float(s))
+                    for b, s in zip(boxes, scores, strict=True)
+                ],
+                self.config.merge_gap,
+            )
+            strict = combine_passes(found, strict, self.config.split_ratio) if strict else found
+        found = combine_passes(dets, strict, self.config.split_ratio)
+        return self._outlines(found, pred, (h, w))
+
+    def _outlines(
+        self, dets: list[Detection], pred: npt.NDArray[np.float32], size: tuple[int, int]
+    ) -> list[Detection]:
+        """Give each line the outline the detector's usual pass draws around it.
+
+        The usual pass (threshold 0.3, dilated) draws the margin its training data had around
+        lines; where it found the same line (IoU > 0.5) its box is the reported outline.
+        """
+        if self._post_outline is None or not dets:
+            return dets
+        boxes, _ = self._post_outline(pred, size)
+        loose = [np.asarray(b, dtype=np.float32) for b in boxes]
+        axes = [_axis_box(Detection(b, 0.0)) for b in loose]
+        out = []
+        for d in dets:
+            box = _axis_box(d)
+            ious = [_iou(box, a) for a in axes]
+            k = int(np.argmax(ious)) if ious else -1
+            out.append(replace(d, outline=loose[k]) if k >= 0 and ious[k] > 0.5 else d)
+        return out
+
+    # -- recognition -------------------------------------------------------------
+    def recognize(self, crops: Sequence[Image]) -> list[Recognition]:
+        """Read each RGB crop as one horizontal line of text."""
+        if not crops:
+            return []
+        cfg = self.config
+        out: list[Recognition] = [Recognition("", 0.0)] * len(crops)
+        ratios = [c.shape[1] / max(1, c.shape[0]) for c in crops]
+        order = sorted(range(len(crops)), key=lambda i: ratios[i])
+        for start in range(0, len(order), cfg.rec_batch):
+            idx = order[start : start + cfg.rec_batch]
+            max_ratio = max(320 / cfg.rec_height, *(ratios[i] for i in idx))
+            width = math.ceil(cfg.rec_height * max_ratio)
+            batch = np.zeros((len(idx), 3, cfg.rec_height, width), dtype=np.float32)
+            for k, i in enumerate(idx):
+                crop = cv2.cvtColor(crops[i], cv2.COLOR_RGB2BGR)
+                rw = min(width, max(1, math.ceil(cfg.rec_height * ratios[i])))
+                resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
+                batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
+            preds = self._rec.run(None, {self._rec_input: batch})[0]
+            results, _words = self._decode(preds)
+            for k, i in enumerate(idx):
+                text, score = results[k]
+                out[i] = Recognition(str(text).strip(), float(score))
+        return out
+
+    def read(self, image: Image, times: StepTimes | None = None) -> list[tuple[Detection, Recognition]]:
+        """Detect and recognise every line on ``image`` (vertical columns included)."""
+        t0 = time.perf_counter()
+        dets = self.detect(image)
+        t1 = time.perf_counter()
+        crops = [
+            crop_quad(image, d.quad, vertical=d.height >= self.config.vertical_ratio * d.width) for d in dets
+        ]
+        recs = self.recognize(crops)
+        t2 = time.perf_counter()
+        if times is not None:
+            times.det += t1 - t0
+            times.rec += t2 - t1
+        return list(zip(dets, recs, strict=True))

@@ -1,0 +1,168 @@
+"""Measure characters, speakers and names on ../shared/data; print the numbers.
+
+    .venv/bin/python benchmarks/bench_speakers.py [--write]
+
+- iabc (2 pages): character detection P/R/F1 at IoU 0.5, speaker Recall@#text and
+  identity AMI/NMI with the full default pipeline (``panelvox eval iabc --stage speakers``
+  definitions), and the same speaker recall with the ground-truth character boxes given to
+  the speakers stage (attribution alone, as CoMix reports its closest-character heuristic);
+- cib: name accuracy on the hand-checked set tests/golden/speakers_cib.json;
+- speed: seconds per page of the characters + speakers stages (the rest of the pipeline
+  is timed by the other benchmarks).
+
+``--write`` replaces the "## Characters and speakers (issue 5)" section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "app"))
+
+from panelvox.analysis.names import speaker_label  # noqa: E402
+from panelvox.analysis.pipeline import analyze_page, default_stages  # noqa: E402
+from panelvox.analysis.speakers_stage import SpeakersStage  # noqa: E402
+from panelvox.eval.aggregate import aggregate  # noqa: E402
+from panelvox.eval.ground_truth import GTPage  # noqa: E402
+from panelvox.eval.loaders import load_dataset  # noqa: E402
+from panelvox.eval.page_scoring import Group, score_page  # noqa: E402
+from panelvox.eval.runner import load_page_image  # noqa: E402
+from panelvox.model import Character, PageAnalysis  # noqa: E402
+
+GOLDEN = REPO / "tests" / "golden" / "speakers_cib.json"
+DOCS = REPO / "docs" / "benchmarks.md"
+SECTION = "## Characters and speakers (issue 5)"
+GROUPS = frozenset({Group.CHARACTERS, Group.SPEAKERS, Group.IDENTITY})
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", " ", text.upper().replace("’", "'")).strip()
+
+
+def golden_scores(page: dict[str, object], analysis: PageAnalysis) -> list[tuple[str | None, str | None]]:
+    """(true speaker, predicted label) per golden line; predicted None: the text was not found."""
+    blocks = analysis.blocks_in_order()
+    out: list[tuple[str | None, str | None]] = []
+    for line in page["lines"]:  # type: ignore[attr-defined]
+        text = _norm(line["text"])
+        best = max(
+            blocks, key=lambda b: difflib.SequenceMatcher(None, text, _norm(b.text)).ratio(), default=None
+        )
+        ok = best is not None and difflib.SequenceMatcher(None, text, _norm(best.text)).ratio() >= 0.6
+        label = speaker_label(analysis, analysis.speaker_of(best.id)) if ok and best is not None else None
+        out.append((line["speaker"], label))
+    return out
+
+
+def label_correct(true: str | None, label: str | None, names: list[str]) -> bool:
+    if label is None:
+        return False
+    known = {n.casefold() for n in names}
+    if true is None:  # an unnamed character: any label that is not a name, narrator or nobody
+        return label.casefold() not in known and label != "narrator"
+    return label.casefold().split()[0] == true.casefold().split()[0] if label else False
+
+
+def _oracle(page: GTPage, analysis: PageAnalysis) -> PageAnalysis:
+    """``analysis`` with the ground-truth character boxes in place of the detected ones."""
+    chars = []
+    for k, c in enumerate(page.characters, start=1):
+        best = max(analysis.panels, key=lambda p: c.bbox.coverage_by(p.bbox), default=None)
+        chars.append(Character(f"g{k}", c.bbox, 1.0, "oracle", panel=best.id if best else None))
+    return replace(analysis, characters=tuple(chars), speakers=())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    args = parser.parse_args()
+    stages = default_stages()
+    upto_order = tuple(s for s in stages if s.name not in ("characters", "speakers"))
+    mine = tuple(s for s in stages if s.name in ("characters", "speakers"))
+    speakers_only = SpeakersStage()
+    timings: list[float] = []
+
+    def run(image, page_no, direction):  # type: ignore[no-untyped-def]
+        base = analyze_page(image, page=page_no, direction=direction, stages=upto_order)
+        start = time.perf_counter()
+        out = base
+        for stage in mine:
+            out = stage(image, out)
+        timings.append(time.perf_counter() - start)
+        return base, out
+
+    iabc = load_dataset("iabc")
+    records, oracle_records = [], []
+    for k, page in enumerate(iabc.pages, start=1):
+        image = load_page_image(page)
+        base, pred = run(image, k, page.direction)
+        records.append(score_page(page, pred, GROUPS, seconds=0.0))
+        oracle = speakers_only(image, _oracle(page, base))
+        oracle_records.append(score_page(page, oracle, frozenset({Group.SPEAKERS}), seconds=0.0))
+    metrics = {}
+    for g in GROUPS:
+        metrics.update(aggregate(g, [r for r in records if g in r.groups]))
+    oracle_metrics = aggregate(Group.SPEAKERS, oracle_records)
+
+    golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    cib = {p.page_id: p for p in load_dataset("cib").pages}
+    pairs: list[tuple[str | None, str | None, list[str]]] = []
+    for k, gp in enumerate(golden["pages"], start=1):
+        page = cib[gp["page"]]
+        _, pred = run(load_page_image(page), k, page.direction)
+        pairs += [(t, label, gp["names"]) for t, label in golden_scores(gp, pred)]
+
+    def acc(sel: list[tuple[str | None, str | None, list[str]]]) -> str:
+        good = sum(label_correct(t, lab, n) for t, lab, n in sel)
+        return f"{good / len(sel):.3f} ({good}/{len(sel)})" if sel else "n/a"
+
+    named = [p for p in pairs if p[0] not in (None, "narrator")]
+    found = sum(1 for p in pairs if p[1] is not None)
+    rows = {
+        "iabc character P / R / F1 @ IoU 0.5": " / ".join(
+            f"{float(metrics[f'characters.{m}']):.3f}" for m in ("P", "R", "F1")
+        ),
+        "iabc speaker Recall@#text (full pipeline)": f"{float(metrics['speakers.recall@text']):.3f}",
+        "iabc speaker Recall@#text (ground-truth character boxes)": f"{float(oracle_metrics['speakers.recall@text']):.3f}",
+        "iabc identity AMI / NMI": f"{float(metrics['characters.AMI']):.3f} / {float(metrics['characters.NMI']):.3f}",
+        "cib golden: quoted strings found as blocks": f"{found}/{len(pairs)}",
+        "cib golden: speaker label accuracy, all lines": acc(pairs),
+        "cib golden: name accuracy, lines said by a named character": acc(named),
+        "cib golden: captions given to the narrator": acc([p for p in pairs if p[0] == "narrator"]),
+        "characters + speakers, s/page (mean / max)": f"{statistics.mean(timings):.3f} / {max(timings):.3f}",
+    }
+    table = "\n".join(["| Measure | Value |", "| --- | --- |", *(f"| {k} | {v} |" for k, v in rows.items())])
+    print(table)
+    if args.write:
+        _write(table, len(timings))
+    return 0
+
+
+def _write(table: str, pages: int) -> None:
+    text = DOCS.read_text(encoding="utf-8") if DOCS.is_file() else "# Benchmarks\n"
+    notes = (REPO / "benchmarks" / "speakers_notes.md").read_text(encoding="utf-8")
+    body = (
+        f"{SECTION}\n\nMeasured 2026-11-22 on a 2-core Debian 12 CPU (shared with other jobs) with "
+        f"`benchmarks/bench_speakers.py --write` ({pages} pages timed), classical character "
+        f"detector (`characters:classical`) and the heuristic speakers stage.\n\n{table}\n\n{notes.strip()}\n"
+    )
+    start = text.find(SECTION)
+    if start < 0:
+        text = text.rstrip("\n") + "\n\n" + body
+    else:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + body + ("\n" + text[end + 1 :] if end >= 0 else "")
+    DOCS.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
+from panelvox.analysis.pipeline import Image
+from panelvox.errors import AnalysisError
+from panelvox.model import BBox, PageAnalysis, Panel, ReadingDirection
+
+LTR = ReadingDirection.LTR
+
+
+@dataclass
+class CountingStage:
+    name: str = "panels"
+    calls: int = 0
+    fail: bool = False
+
+    def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
+        self.calls += 1
+        if self.fail:
+            raise AnalysisError("Part of this page could not be analysed.", detail="test")
+        panel = Panel("p1", BBox(0, 0, 10, 10), 0.9, "panels:test", order=1)
+        return replace(analysis, panels=(panel,), stages=(*analysis.stages, "panels:test"))
+
+
+def _image() -> Image:
+    return np.zeros((20, 30, 3), dtype=np.uint8)
+
+
+def test_second_analysis_comes_from_the_cache(tmp_path: Path) -> None:
+    stage = CountingStage()
+    analyzer = PageAnalyzer([stage], AnalysisCache(tmp_path, "v1"))
+    loads: list[int] = []
+
+    def load() -> Image:
+        loads.append(1)
+        return _image()
+
+    first = analyzer.analyze("bookhash", 1, LTR, load)
+    second = analyzer.analyze("bookhash", 1, LTR, load)
+    assert first == second
+    assert first.panels[0].id == "p1"
+    assert stage.calls == 1
+    assert len(loads) == 1  # a hit never decodes the page
+
+
+def test_other_code_version_direction_or_book_misses(tmp_path: Path) -> None:
+    stage = CountingStage()
+    PageAnalyzer([stage], AnalysisCache(tmp_path, "v1")).analyze("book", 1, LTR, _image)
+    PageAnalyzer([stage], AnalysisCache(tmp_path, "v2")).analyze("book", 1, LTR, _image)
+    PageAnalyzer([stage], AnalysisCache(tmp_path, "v2")).analyze("book", 1, ReadingDirection.RTL, _image)
+    PageAnalyzer([stage], AnalysisCache(tmp_path, "v2")).analyze("other", 1, LTR, _image)
+    assert stage.calls == 4
+
+
+def test_damaged_entry_is_recomputed(tmp_path: Path) -> None:
+    stage = CountingStage()
+    cache = AnalysisCache(tmp_path, "v1")
+    PageAnalyzer([stage], cache).analyze("book", 2, LTR, _image)
+    (entry,) = tmp_path.rglob("*.json")
+    entry.write_text("{not json", encoding="utf-8")
+    again = PageAnalyzer([stage], cache).analyze("book", 2, LTR, _image)
+    assert stage.calls == 2
+    assert again.panels
+
+
+def test_failed_stage_result_is_not_cached(tmp_path: Path) -> None:
+    stage = CountingStage(fail=True)
+    analyzer = PageAnalyzer([stage], AnalysisCache(tmp_path, "v1"))
+    assert analyzer.analyze("book", 1, LTR, _image).notices
+    assert analyzer.analyze("book", 1, LTR, _image).notices
+    assert stage.calls == 2
+
+
+def test_unwritable_cache_costs_speed_not_the_page(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    analyzer = PageAnalyzer([CountingStage()], AnalysisCache(blocker / "cache", "v1"))
+    assert analyzer.analyze("book", 1, LTR, _image).panels
+
+
+def test_fingerprint_depends_on_the_stages() -> None:
+    @dataclass
+    class OtherStage(CountingStage):
+        pass
+
+    assert pipeline_fingerprint([CountingStage()]) == pipeline_fingerprint([CountingStage()])
+    assert pipeline_fingerprint([CountingStage()]) != pipeline_fingerprint([OtherStage()])

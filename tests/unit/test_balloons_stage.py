@@ -1,0 +1,211 @@
+"""Balloon grouping, outline, tail and kind on pages the tests draw."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from panelvox.analysis.balloons_stage import BalloonsStage, cluster_lines, reading_order
+from panelvox.analysis.lettering import WordList
+from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection, TextLine
+
+W, H = 800, 600
+WORDS = WordList.from_lines(["hello", "there", "friend"])
+
+
+def _page() -> tuple[Image.Image, ImageDraw.ImageDraw]:
+    # a mid-grey textured "artwork" background, as behind most balloons
+    rng = np.random.default_rng(0)
+    bg = (rng.integers(60, 140, size=(H, W, 3))).astype(np.uint8)
+    img = Image.fromarray(bg)
+    return img, ImageDraw.Draw(img)
+
+
+def _letters(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int]) -> None:
+    """Dark blobs standing in for lettering."""
+    x0, y0, x1, y1 = box
+    for x in range(x0, x1 - 8, 14):
+        draw.rectangle((x, y0 + 2, x + 8, y1 - 2), fill=(20, 20, 20))
+
+
+def _line(i: int, box: tuple[int, int, int, int], text: str) -> TextLine:
+    return TextLine(id=f"t{i}", bbox=BBox(*box), text=text, confidence=0.9, stage="text")
+
+
+def _analysis(lines: list[TextLine], panels: tuple[Panel, ...] = ()) -> PageAnalysis:
+    return PageAnalysis(
+        page=1, width=W, height=H, direction=ReadingDirection.LTR, lines=tuple(lines), panels=panels
+    )
+
+
+def _run(img: Image.Image, analysis: PageAnalysis) -> PageAnalysis:
+    return BalloonsStage(words=WORDS)(np.asarray(img.convert("RGB")), analysis)
+
+
+def test_ellipse_balloon_with_tail_down_left() -> None:
+    img, d = _page()
+    # outline (ellipse + tail) in black, then the inside in white: the tail opens into the body
+    d.ellipse((150, 100, 450, 290), fill="black")
+    d.polygon([(225, 255), (200, 365), (290, 270)], fill="black")
+    d.ellipse((154, 104, 446, 286), fill="white")
+    d.polygon([(232, 262), (203, 352), (280, 272)], fill="white")
+    boxes = [(220, 160, 380, 185), (230, 200, 370, 225)]
+    for b in boxes:
+        _letters(d, b)
+    lines = [_line(1, boxes[0], "HELLO"), _line(2, boxes[1], "THERE")]
+    out = _run(img, _analysis(lines))
+    assert len(out.blocks) == 1
+    block = out.blocks[0]
+    assert block.kind is BalloonKind.SPEECH
+    assert block.text == "HELLO THERE"
+    assert block.lines == ("t1", "t2")
+    assert block.polygon is not None
+    assert block.bbox.x0 < 160 and block.bbox.x1 > 440  # the outline, not only the words
+    assert block.tail is not None
+    assert math.dist((block.tail.tip.x, block.tail.tip.y), (200, 360)) < 25
+    assert 100 <= block.tail.direction_deg <= 150  # down-left
+    assert out.stages[-1] == "balloons"
+
+
+def test_rectangular_caption_at_panel_edge() -> None:
+    img, d = _page()
+    d.rectangle((20, 20, 780, 580), outline="black", width=5)  # panel frame
+    d.rectangle((22, 22, 400, 90), fill=(250, 240, 170), outline="black", width=3)  # caption box
+    boxes = [(40, 35, 380, 55), (40, 60, 300, 80)]
+    for b in boxes:
+        _letters(d, b)
+    panel = Panel(id="p1", bbox=BBox(20, 20, 781, 581), confidence=1.0, stage="panels")
+    out = _run(
+        img, _analysis([_line(1, boxes[0], "MEANWHILE,"), _line(2, boxes[1], "AT THE FORT")], (panel,))
+    )
+    assert [b.kind for b in out.blocks] == [BalloonKind.CAPTION]
+    assert out.blocks[0].tail is None
+    assert out.blocks[0].panel == "p1"
+
+
+def test_cloud_is_a_thought_balloon() -> None:
+    img, d = _page()
+    cx, cy, rx, ry = 400, 300, 170, 100
+    for k in range(14):
+        a = 2 * math.pi * k / 14
+        x, y = cx + rx * math.cos(a), cy + ry * math.sin(a)
+        d.ellipse((x - 45, y - 45, x + 45, y + 45), fill="black")
+    for k in range(14):
+        a = 2 * math.pi * k / 14
+        x, y = cx + rx * math.cos(a), cy + ry * math.sin(a)
+        d.ellipse((x - 41, y - 41, x + 41, y + 41), fill="white")
+    d.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill="white")
+    boxes = [(320, 270, 480, 295), (330, 305, 470, 330)]
+    for b in boxes:
+        _letters(d, b)
+    out = _run(img, _analysis([_line(1, boxes[0], "I WONDER"), _line(2, boxes[1], "IF SHE KNOWS")]))
+    assert [b.kind for b in out.blocks] == [BalloonKind.THOUGHT]
+    assert out.blocks[0].text == "I WONDER IF SHE KNOWS"
+
+
+def test_free_text_outside_balloons_is_sfx_or_other() -> None:
+    img = Image.new("RGB", (W, H), "white")  # no balloon: the light region is the whole page
+    d = ImageDraw.Draw(img)
+    big, small, number = (100, 100, 400, 200), (500, 400, 700, 425), (380, 560, 420, 580)
+    for b in (big, small, number):
+        _letters(d, b)
+    lines = [
+        _line(1, big, "BLAM!"),
+        _line(2, small, "EXIT"),
+        _line(3, number, "12"),
+        _line(4, (500, 440, 690, 465), "ROAD"),
+    ]
+    out = _run(img, _analysis(lines))
+    kinds = {b.text: b.kind for b in out.blocks}
+    assert kinds["BLAM!"] is BalloonKind.SFX
+    assert kinds["12"] is BalloonKind.OTHER
+    assert not kinds["BLAM!"].essential
+    assert all(b.polygon is None for b in out.blocks)
+
+
+def test_stage_does_not_mutate_and_handles_no_text() -> None:
+    img, _ = _page()
+    before = _analysis([])
+    out = _run(img, before)
+    assert out.blocks == () and before.blocks == ()
+    assert out.stages == ("balloons",)
+
+
+def test_cluster_keeps_side_by_side_columns_apart() -> None:
+    left = [_line(1, (0, 0, 100, 20), "A"), _line(2, (0, 25, 100, 45), "B")]
+    right = [_line(3, (130, 0, 230, 20), "C"), _line(4, (130, 25, 230, 45), "D")]
+    groups = cluster_lines(left + right)
+    assert sorted(sorted(ln.id for ln in g) for g in groups) == [["t1", "t2"], ["t3", "t4"]]
+
+
+def test_vertical_columns_read_right_to_left() -> None:
+    cols = [
+        TextLine(
+            id=f"c{i}",
+            bbox=BBox(x, 0, x + 30, 150),
+            text=t,
+            confidence=1,
+            stage="text",
+            vertical=True,
+            script="japanese",
+        )
+        for i, (x, t) in enumerate([(100, "二"), (140, "一"), (60, "三")])
+    ]
+    assert [c.text for c in reading_order(cols)] == ["一", "二", "三"]
+
+
+def _col(i: int, x: float, y0: float, y1: float) -> TextLine:
+    return TextLine(
+        id=f"v{i}",
+        bbox=BBox(x, y0, x + 30, y1),
+        text="あいう",
+        confidence=1,
+        stage="text",
+        vertical=True,
+        script="japanese",
+    )
+
+
+def test_vertical_columns_starting_lower_begin_another_block() -> None:
+    # two top-aligned columns, then two columns whose tops sit two characters lower:
+    # two text blocks in one joined balloon, as manga letters them
+    first = [_col(1, 300, 50, 250), _col(2, 260, 52, 200)]
+    second = [_col(3, 220, 115, 300), _col(4, 180, 113, 260)]
+    groups = cluster_lines(first + second, gap=1.6)
+    assert sorted(sorted(ln.id for ln in g) for g in groups) == [["v1", "v2"], ["v3", "v4"]]
+
+
+def test_drop_capital_stays_with_its_caption() -> None:
+    # a first line made twice as thick by a drop capital is still the same block
+    lines = [
+        _line(1, (100, 100, 500, 146), "SUDDENLY, FROM A DARK"),
+        _line(2, (100, 140, 500, 165), "THICKET"),
+    ]
+    assert len(cluster_lines(lines)) == 1
+
+
+def test_fill_leaking_out_of_an_open_caption_is_not_taken_as_its_outline() -> None:
+    # a light panel whose caption has no lower border: the fill spreads over the panel
+    img, d = _page()
+    d.rectangle((100, 50, 400, 580), fill=(235, 225, 150), outline=(0, 0, 0), width=3)
+    boxes = [(120, 70, 380, 92), (120, 100, 380, 122)]
+    for b in boxes:
+        _letters(d, b)
+    out = _run(img, _analysis([_line(1, boxes[0], "I LIKED HIM BUT"), _line(2, boxes[1], "NOT THAT MUCH")]))
+    assert len(out.blocks) == 1
+    block = out.blocks[0]
+    assert block.polygon is None  # no outline was traced ...
+    assert block.bbox.y1 < 200  # ... so the block is its text, not the whole panel
+
+
+def test_short_exclamation_outside_a_traced_balloon_is_spoken() -> None:
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    box = (300, 300, 380, 322)
+    _letters(d, box)
+    out = _run(img, _analysis([_line(1, box, "HUH!"), _line(2, (300, 400, 380, 422), "EXIT")]))
+    kinds = {b.text: b.kind for b in out.blocks}
+    assert kinds["HUH!"] is BalloonKind.SPEECH
+    assert kinds["EXIT"] is BalloonKind.OTHER

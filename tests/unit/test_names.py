@@ -1,0 +1,191 @@
+"""Names learned from the text, spread to identity clusters, and the user's renames."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from panelvox.analysis.name_store import NameStore, character_key
+from panelvox.analysis.names import (
+    display_name,
+    name_page,
+    propagate_book,
+    self_introductions,
+    speaker_label,
+    vocatives,
+)
+from panelvox.analysis.speakers_stage import attribute
+from panelvox.model import (
+    Balloon,
+    BalloonKind,
+    BBox,
+    Character,
+    PageAnalysis,
+    Panel,
+    Point,
+    ReadingDirection,
+    SpeakerLink,
+    SpeakerReason,
+    Tail,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("STEENIE, I HAVE BEEN LOOKING FOR YOU.", ["STEENIE"]),
+        ("HA HA HA THEN COME WITH ME, STEENIE STEENSON!", ["STEENIE STEENSON"]),
+        ("GOODNESS, CURT, YOU WORRY ABOUT ME TOO MUCH!", ["CURT"]),
+        ("DOUGAL MAC CALLUM, I THOUGHT YE BE DEAD!", ["DOUGAL MAC CALLUM"]),
+        ("WELL... OKAY, HONEY! I'D JUST AS SOON GO", []),
+        ("HI, KIDS! WHAT'S UP?", []),
+        ("ME? WHAT ON AIRTH CAN YE WANT WITH ME?", []),
+    ],
+)
+def test_vocatives(text: str, names: list[str]) -> None:
+    assert vocatives(text) == names
+
+
+def test_self_introductions() -> None:
+    assert self_introductions("HELLO! I'M DOUGAL MACCALLUM, AT YOUR SERVICE") == ["DOUGAL MACCALLUM"]
+    assert self_introductions("My name is Bob.") == ["BOB"]
+    assert self_introductions("I AM LOST!") == ["LOST"]  # filtered later: an English word
+
+
+def _exchange(first: str, second: str) -> PageAnalysis:
+    """Two people in one panel; the left one speaks first (tail), the right one answers."""
+    chars = (
+        Character("c1", BBox(50, 250, 250, 600), 0.8, "t", panel="p1", cluster="k1"),
+        Character("c2", BBox(550, 250, 750, 600), 0.8, "t", panel="p1", cluster="k2"),
+    )
+    blocks = (
+        Balloon(
+            "b1",
+            BalloonKind.SPEECH,
+            BBox(40, 20, 260, 120),
+            first,
+            0.9,
+            "t",
+            panel="p1",
+            order=1,
+            tail=Tail(Point(150, 230), 90.0, 0.9),
+        ),
+        Balloon(
+            "b2",
+            BalloonKind.SPEECH,
+            BBox(540, 20, 760, 120),
+            second,
+            0.9,
+            "t",
+            panel="p1",
+            order=2,
+            tail=Tail(Point(650, 230), 90.0, 0.9),
+        ),
+    )
+    page = PageAnalysis(
+        page=1,
+        width=800,
+        height=600,
+        direction=ReadingDirection.LTR,
+        panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),),
+        blocks=blocks,
+        characters=chars,
+    )
+    return PageAnalysis(**{**{f: getattr(page, f) for f in page.__slots__}, "speakers": attribute(page)})
+
+
+def _names(page: PageAnalysis) -> dict[str, str | None]:
+    return {c.id: c.name for c in page.characters}
+
+
+def test_vocative_names_the_one_spoken_to_and_self_introduction_the_speaker() -> None:
+    page = name_page(_exchange("I'M DOUGAL MACCALLUM!", "DOUGAL, I HAVE BEEN LOOKING FOR YOU."))
+    assert _names(page) == {"c1": "Dougal", "c2": None}
+    page = name_page(_exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?"))
+    assert _names(page) == {"c1": None, "c2": "Steenie"}
+
+
+def test_an_english_word_needs_two_mentions_or_comicinfo() -> None:
+    once = _exchange("CURT! OH... I FORGOT", "WELL... OKAY!")
+    assert _names(name_page(once)) == {"c1": None, "c2": None}
+    assert _names(name_page(once, known_names=["Curt Walker"])) == {"c1": None, "c2": "Curt Walker"}
+    twice = _exchange("CURT! OH... I FORGOT", "GOODNESS, CURT, YOU WORRY TOO MUCH!")
+    # the second vocative names c1 (spoken to by c2): two clusters named "Curt" is a conflict
+    # the text alone cannot solve; each gets what was said to it
+    names = _names(name_page(twice))
+    assert names["c2"] == "Curt" and names["c1"] == "Curt"
+
+
+def test_names_spread_to_the_cluster_on_the_page_and_across_the_book() -> None:
+    page = _exchange("STEENIE, COME HERE!", "WHO ARE YOU?")
+    extra = Character("c3", BBox(300, 250, 400, 600), 0.5, "t", panel="p2", cluster="k2")
+    page = PageAnalysis(
+        **{**{f: getattr(page, f) for f in page.__slots__}, "characters": (*page.characters, extra)}
+    )
+    named = name_page(page)
+    assert _names(named)["c3"] == "Steenie"
+    other = PageAnalysis(
+        page=2,
+        width=800,
+        height=600,
+        direction=ReadingDirection.LTR,
+        characters=(
+            Character("c1", BBox(0, 0, 10, 10), 0.5, "t", cluster="k2"),
+            Character("c2", BBox(0, 0, 10, 10), 0.5, "t", cluster="k9"),
+        ),
+    )
+    _, second = propagate_book([named, other])
+    assert _names(second) == {"c1": "Steenie", "c2": None}
+
+
+def test_display_names_and_speaker_labels() -> None:
+    c = Character("c4", BBox(0, 0, 1, 1), 0.5, "t", cluster="k2")
+    assert display_name(c) == "speaker 2"
+    assert display_name(Character("c4", BBox(0, 0, 1, 1), 0.5, "t", name="Gloria")) == "Gloria"
+    page = PageAnalysis(page=1, width=10, height=10, direction=ReadingDirection.LTR, characters=(c,))
+    assert speaker_label(page, SpeakerLink("b1", None, 0.9, SpeakerReason.NARRATOR, "s")) == "narrator"
+    assert speaker_label(page, SpeakerLink("b1", None, 0.5, SpeakerReason.NONE, "s")) == "someone"
+    assert speaker_label(page, SpeakerLink("b1", "c4", 0.5, SpeakerReason.TAIL, "s")) == "speaker 2"
+    assert speaker_label(page, None) is None
+
+
+def test_name_store_renames_stick_per_book(tmp_path: Path) -> None:
+    store = NameStore(tmp_path / "cfg" / "names.json")
+    page = PageAnalysis(
+        page=3,
+        width=10,
+        height=10,
+        direction=ReadingDirection.LTR,
+        characters=(
+            Character("c1", BBox(0, 0, 1, 1), 0.5, "t", cluster="k2", name="Steenie"),
+            Character("c2", BBox(0, 0, 1, 1), 0.5, "t"),
+        ),
+    )
+    assert store.apply("book-a", page) is page
+    store.rename("book-a", character_key(3, page.characters[0]), "  Steenie   Steenson ")
+    store.rename("book-a", character_key(3, page.characters[1]), "The Laird")
+    store.rename("book-b", "k2", "Someone Else")
+    again = NameStore(tmp_path / "cfg" / "names.json")  # a new session reads the file
+    assert [c.name for c in again.apply("book-a", page).characters] == ["Steenie Steenson", "The Laird"]
+    assert again.names("book-c") == {}
+    again.rename("book-a", "p3:c2", "")
+    assert again.names("book-a") == {"k2": "Steenie Steenson"}
+    data = json.loads((tmp_path / "cfg" / "names.json").read_text(encoding="utf-8"))
+    assert data["format"] == "panelvox.names/1"
+    assert list(tmp_path.joinpath("cfg").iterdir()) == [tmp_path / "cfg" / "names.json"]  # no temp files left
+
+
+def test_name_store_survives_a_damaged_file(tmp_path: Path) -> None:
+    path = tmp_path / "names.json"
+    path.write_text("{not json", encoding="utf-8")
+    store = NameStore(path)
+    assert store.names("x") == {}
+    store.rename("x", "k1", "Ann")
+    assert store.names("x") == {"k1": "Ann"}
+
+
+def test_name_store_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert NameStore().path == tmp_path / "panelvox" / "names.json"

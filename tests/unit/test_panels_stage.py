@@ -1,0 +1,188 @@
+"""The classical panel detector on pages drawn by the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from panelvox.analysis.panels_stage import ClassicalPanelDetector, PanelStage
+from panelvox.analysis.pipeline import empty_analysis
+from panelvox.model import BBox, ReadingDirection
+
+W, H = 600, 840
+
+
+def page(paper: tuple[int, int, int] = (255, 255, 255)) -> np.ndarray:
+    return np.full((H, W, 3), paper, np.uint8)
+
+
+def framed(img: np.ndarray, box: tuple[int, int, int, int], fill: tuple[int, int, int] | None = None) -> None:
+    x0, y0, x1, y1 = box
+    if fill is not None:
+        img[y0:y1, x0:x1] = fill
+    img[y0 : y0 + 3, x0:x1] = 0
+    img[y1 - 3 : y1, x0:x1] = 0
+    img[y0:y1, x0 : x0 + 3] = 0
+    img[y0:y1, x1 - 3 : x1] = 0
+
+
+GRID = [(20, 20, 290, 400), (310, 20, 580, 400), (20, 420, 580, 820)]
+
+
+def boxes(img: np.ndarray) -> list[BBox]:
+    return sorted((p.bbox for p in ClassicalPanelDetector().detect_panels(img)), key=lambda b: (b.y0, b.x0))
+
+
+def assert_found(found: list[BBox], expected: list[tuple[int, int, int, int]]) -> None:
+    assert len(found) == len(expected), found
+    for f, e in zip(found, sorted(expected, key=lambda b: (b[1], b[0])), strict=True):
+        assert f.iou(BBox(*e)) > 0.9, (f, e)
+
+
+@pytest.mark.parametrize("paper", [(255, 255, 255), (235, 215, 160)], ids=["white", "yellowed"])
+def test_framed_panels_with_empty_insides_on_white_and_yellowed_paper(paper: tuple[int, int, int]) -> None:
+    img = page(paper)
+    for b in GRID:
+        framed(img, b)  # insides are paper coloured: the frame alone makes the panel
+    img[100:110, 60:200] = 0  # some art inside
+    assert_found(boxes(img), GRID)
+
+
+def test_black_gutters() -> None:
+    img = page((0, 0, 0))
+    for x0, y0, x1, y1 in GRID:
+        img[y0:y1, x0:x1] = (250, 250, 250)
+        img[y0 + 40 : y0 + 60, x0 + 30 : x0 + 90] = (0, 0, 0)
+    assert_found(boxes(img), GRID)
+
+
+def test_balloon_bridging_a_gutter_does_not_merge_panels() -> None:
+    img = page()
+    for b in GRID:
+        framed(img, b, fill=(120, 170, 220))
+    # a white balloon with an outline sitting across the vertical gutter
+    yy, xx = np.ogrid[:H, :W]
+    inside = ((xx - 300) / 70.0) ** 2 + ((yy - 150) / 35.0) ** 2 <= 1
+    ring = inside & ~(((xx - 300) / 66.0) ** 2 + ((yy - 150) / 31.0) ** 2 <= 1)
+    img[inside] = 255
+    img[ring] = 0
+    assert_found(boxes(img), GRID)
+
+
+def test_bleed_off_the_page_edge() -> None:
+    img = page()
+    framed(img, (20, 420, 580, 820))
+    # top panel bleeds off the top and sides: its frame runs into the page edges
+    img[400:403, :] = 0
+    img[0:400, 0:3] = 0
+    img[0:400, W - 3 :] = 0
+    img[200:260, 100:300] = 40  # art
+    found = boxes(img)
+    assert len(found) == 2
+    assert found[0].iou(BBox(0, 0, W, 403)) > 0.85
+
+
+def test_slanted_border_reports_polygon_and_bbox() -> None:
+    import cv2
+
+    img = page()
+    framed(img, (20, 420, 580, 820), fill=(200, 120, 120))
+    poly = np.array([[20, 20], [580, 20], [580, 330], [20, 400]], np.int32)
+    cv2.fillPoly(img, [poly], (90, 160, 90))
+    panels = ClassicalPanelDetector().detect_panels(img)
+    slanted = min(panels, key=lambda p: p.bbox.y0)
+    assert slanted.polygon is not None and len(slanted.polygon) >= 4
+    assert slanted.bbox.iou(BBox(20, 20, 581, 401)) > 0.9
+
+
+def test_splash_page_is_one_panel() -> None:
+    img = page()
+    framed(img, (30, 30, 570, 810), fill=(60, 120, 200))
+    assert_found(boxes(img), [(30, 30, 570, 810)])
+
+
+def test_text_page_and_blank_page_have_no_panels() -> None:
+    rng = np.random.default_rng(0)
+    img = page()
+    for row in range(40, 800, 24):  # lines of "type"
+        for col in range(40, 560, 12):
+            if rng.random() < 0.8:
+                img[row : row + 10, col : col + 8] = 0
+    assert boxes(img) == []
+    assert boxes(page()) == []
+
+
+def test_page_number_in_the_margin_is_not_a_panel() -> None:
+    img = page()
+    for b in GRID:
+        framed(img, b, fill=(150, 200, 150))
+    img[826:836, 290:310] = 0  # a page number under the last panel
+    assert_found(boxes(img), GRID)
+
+
+def test_stage_records_detector_and_is_pure() -> None:
+    img = page()
+    for b in GRID:
+        framed(img, b)
+    before = empty_analysis(img, 1, ReadingDirection.LTR)
+    after = PanelStage()(img, before)
+    assert before.panels == () and before.stages == ()
+    assert after.stages == ("panels:classical",)
+    assert len(after.panels) == 3
+    assert all(0.0 <= p.confidence <= 1.0 and p.stage == "panels:classical" for p in after.panels)
+    assert len({p.id for p in after.panels}) == 3
+
+
+def tone(img: np.ndarray, box: tuple[int, int, int, int], seed: int) -> None:
+    """Screen tone: a grey dot pattern filling ``box`` (ink everywhere, no paper)."""
+    x0, y0, x1, y1 = box
+    rng = np.random.default_rng(seed)
+    img[y0:y1, x0:x1] = rng.integers(150, 215, size=(y1 - y0, x1 - x0, 1), dtype=np.uint8)
+
+
+def test_panels_sharing_one_frame_line_over_screen_tone_are_split() -> None:
+    # three panels with no paper gutter at all: toned insides, one shared black line between
+    img = page()
+    img[20:820, 20:580] = 0  # outer frame
+    tone(img, (23, 23, 577, 398), 1)
+    tone(img, (23, 401, 298, 817), 2)
+    tone(img, (301, 401, 577, 817), 3)
+    img[200:230, 100:400] = 30  # art
+    assert_found(boxes(img), [(20, 20, 580, 400), (20, 400, 300, 820), (300, 400, 580, 820)])
+
+
+def test_hatching_inside_a_panel_is_not_a_border() -> None:
+    img = page()
+    for b in GRID:
+        framed(img, b)
+    # evenly ruled lines across the bottom panel (a ruled background, blinds)
+    for y in range(470, 800, 12):
+        img[y : y + 2, 23:577] = 0
+    img[440:460, 60:200] = 0  # some art
+    assert_found(boxes(img), GRID)
+
+
+def test_white_panel_bled_off_a_page_corner_is_closed_along_the_edges() -> None:
+    # framed panels on the left; at the bottom right a panel with a white inside runs off the
+    # right and bottom edges: only its top and left borders are drawn
+    img = page()
+    framed(img, (20, 20, 580, 400))
+    framed(img, (20, 420, 280, 820))
+    img[420:423, 300:W] = 0
+    img[420:H, 300:303] = 0
+    img[600:700, 380:420] = 40  # a small figure
+    img[520:560, 480:540] = 40  # and a balloon's worth of ink
+    found = boxes(img)
+    assert len(found) == 3, found
+    assert max(found, key=lambda b: b.x0).iou(BBox(300, 420, W, H)) > 0.85
+
+
+def test_white_panel_bled_off_three_sides_is_closed_along_the_edges() -> None:
+    img = page()
+    img[300:303, :] = 0  # the only border of the top panel, from edge to edge
+    img[120:160, 150:260] = 40  # art inside it, on white
+    img[60:90, 380:470] = 40
+    framed(img, (20, 330, 580, 820), fill=(150, 200, 150))
+    found = boxes(img)
+    assert len(found) == 2, found
+    assert found[0].iou(BBox(0, 0, W, 303)) > 0.85
