@@ -1,0 +1,244 @@
+"""``panelvox narrate``: print the script of pages, speak it, or write it as audio.
+
+It lives in ``export`` (not ``narration``) because it writes audio files, and imports only
+point downward: export → narration/speech → analysis → model.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from panelvox.errors import PanelvoxError
+from panelvox.export.audio_export import Chapter, write_audio, write_cue
+from panelvox.export.transcript import transcript_lines
+from panelvox.i18n import _
+from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.narration.prefs import NarrationPrefs, UtteranceKind, Verbosity, load_prefs
+from panelvox.narration.script import Utterance, page_overview, page_voices, script_page, to_request
+from panelvox.speech.backend import Priority
+from panelvox.speech.voices import VoiceManifest, load_manifest
+
+log = logging.getLogger(__name__)
+
+
+class UsageError(PanelvoxError):
+    """The command line asks for something impossible (a page out of range…)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NarrateOptions:
+    book: Path
+    pages: tuple[int, int] | None = None  # 1-based inclusive range; None: every page
+    speak: bool = False
+    text: bool = False
+    wav: Path | None = None  # one file for the pages read (chapters in a .cue beside it)
+    audio_dir: Path | None = None  # one file per page
+    audio_format: str = "wav"
+    backend: str | None = None
+    direction: ReadingDirection | None = None
+    verbosity: Verbosity | None = None
+    skip_sfx: bool = False
+    progress: bool | None = None  # None: when stderr is a terminal
+
+
+def parse_pages(page: int | None, pages: str | None) -> tuple[int, int] | None:
+    """``--page N`` or ``--pages A-B`` as an inclusive range."""
+    if page is not None:
+        return (page, page)
+    if pages is None:
+        return None
+    first, sep, last = pages.partition("-")
+    try:
+        a = int(first)
+        b = int(last) if sep and last else a
+    except ValueError:
+        raise UsageError(
+            # Translators: spoken when --pages is not like "3-7".
+            _("Give pages as a range like 3-7."),
+            detail=f"bad --pages {pages!r}",
+        ) from None
+    return (a, b)
+
+
+def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """The whole command; returns the exit status."""
+    from panelvox.analysis.cache import PageAnalyzer
+    from panelvox.analysis.pipeline import default_stages
+    from panelvox.books import open_book
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    prefs = _prefs(opts)
+    print_text = opts.text or not (opts.speak or opts.wav or opts.audio_dir)
+    with open_book(opts.book, direction_override=opts.direction) as book:
+        first, last = opts.pages or (1, book.page_count)
+        if not (1 <= first <= last <= book.page_count):
+            raise UsageError(
+                # Translators: spoken when the asked pages are not in the book; {count} is its page count.
+                _("This book has pages 1 to {count}.").format(count=book.page_count),
+                detail=f"asked for pages {first}-{last}",
+            )
+        analyzer = PageAnalyzer.with_default_cache(default_stages())
+        progress = _Progress(err, last - first + 1, opts.progress)
+        manifest = load_manifest()
+        audio = (
+            _AudioWriter(opts, prefs, manifest, title=book.title) if (opts.wav or opts.audio_dir) else None
+        )
+        speaker = _Speaker(opts, prefs, manifest, err) if opts.speak else None
+        try:
+            for number in range(first, last + 1):
+                progress.step(number)
+                try:
+                    analysis = analyzer.analyze(
+                        book.content_hash,
+                        number,
+                        book.direction,
+                        functools.partial(book.load_page_array, number - 1),
+                    )
+                except PanelvoxError as exc:
+                    log.warning("page %d unreadable: %s", number, exc.detail)
+                    analysis = PageAnalysis(number, 0, 0, book.direction, notices=(exc.message,))
+                utterances = script_page(analysis, prefs)
+                overview = page_overview(analysis)
+                if print_text:
+                    progress.clear()
+                    out.write("\n".join(transcript_lines(overview, utterances)) + "\n")
+                    out.flush()
+                spoken = [_page_heading(overview), *utterances]
+                if audio is not None:
+                    audio.add_page(number, spoken)
+                if speaker is not None:
+                    speaker.say_page(spoken)
+        finally:
+            if speaker is not None:
+                speaker.finish()
+            progress.clear()
+        if audio is not None:
+            for path in audio.finish():
+                # Translators: printed after writing an audio file; {path} is its name.
+                err.write(_("Wrote {path}").format(path=path) + "\n")
+    return 0
+
+
+def _prefs(opts: NarrateOptions) -> NarrationPrefs:
+    prefs = load_prefs()
+    if opts.verbosity is not None:
+        prefs = replace(prefs, verbosity=opts.verbosity)
+    if opts.skip_sfx:
+        prefs = replace(prefs, kinds=prefs.kinds - {UtteranceKind.SFX})
+    return prefs
+
+
+def _page_heading(overview: str) -> Utterance:
+    return Utterance(UtteranceKind.NOTICE, overview, overview, priority=Priority.NORMAL)
+
+
+class _AudioWriter:
+    """Renders utterances through a PCM engine into one file per page or one per book."""
+
+    def __init__(
+        self, opts: NarrateOptions, prefs: NarrationPrefs, manifest: VoiceManifest, *, title: str
+    ) -> None:
+        from panelvox.speech.backends.file_backend import FileBackend, engine_by_name
+
+        engine = engine_by_name(opts.backend) if opts.backend else None
+        self.file = FileBackend(engine)
+        self.opts, self.prefs, self.manifest, self.title = opts, prefs, manifest, title
+        self.caps = self.file.capabilities
+        self.pages: list[tuple[int, np.ndarray]] = []
+        self.written: list[Path] = []
+
+    def add_page(self, number: int, utterances: Sequence[Utterance]) -> None:
+        cancel = threading.Event()
+        voices = page_voices(utterances, self.manifest)
+        for utt in utterances:
+            self.file.speak(to_request(utt, self.prefs, self.caps, self.manifest, voices), cancel)
+        audio, _marks = self.file.take()
+        if self.opts.audio_dir is not None:
+            name = f"page-{number:03d}.{self.opts.audio_format}"
+            self.written.append(write_audio(self.opts.audio_dir / name, audio, self.file.sample_rate))
+        if self.opts.wav is not None:
+            self.pages.append((number, audio))
+
+    def finish(self) -> list[Path]:
+        if self.opts.wav is not None and self.pages:
+            rate = self.file.sample_rate
+            chapters, start = [], 0
+            for number, audio in self.pages:
+                # Translators: the chapter name of one page in an exported audio book.
+                chapters.append(Chapter(_("Page {n}").format(n=number), start))
+                start += audio.size
+            path = write_audio(self.opts.wav, np.concatenate([a for _n, a in self.pages]), rate)
+            self.written.append(path)
+            if len(self.pages) > 1:
+                cue = path.with_suffix(".cue")
+                self.written.append(write_cue(cue, path.name, chapters, rate, title=self.title))
+        self.file.terminate()
+        return self.written
+
+
+class _Speaker:
+    """Speaks pages through the queue and the fallback chain."""
+
+    def __init__(
+        self, opts: NarrateOptions, prefs: NarrationPrefs, manifest: VoiceManifest, err: TextIO
+    ) -> None:
+        from panelvox.speech.discovery import build_chain
+        from panelvox.speech.queue import SpeechQueue
+
+        def fallback(old: str, new: str, reason: str) -> None:
+            # Translators: printed when a voice fails and the next one takes over.
+            err.write(_("{reason} Using {new} instead.").format(reason=reason, new=new) + "\n")
+
+        self.queue = SpeechQueue(build_chain(opts.backend or prefs.backend), on_fallback=fallback)
+        self.prefs, self.manifest = prefs, manifest
+        if self.queue.backend.name == "silence":
+            # Translators: printed when no voice at all can be used.
+            err.write(_("No speech output works here; nothing will be heard.") + "\n")
+
+    def say_page(self, utterances: Sequence[Utterance]) -> None:
+        voices = page_voices(utterances, self.manifest)
+        for utt in utterances:
+            caps = self.queue.backend.capabilities
+            self.queue.say(to_request(utt, self.prefs, caps, self.manifest, voices), utt.priority)
+        self.queue.wait_idle()
+
+    def finish(self) -> None:
+        self.queue.close()
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only on a terminal (screen readers re-read it)."""
+
+    def __init__(self, stream: TextIO, total: int, enabled: bool | None) -> None:
+        self.stream, self.total = stream, total
+        self.enabled = (stream.isatty() and total > 1) if enabled is None else enabled
+        self.done = 0
+        self.shown = False
+
+    def step(self, page: int) -> None:
+        if not self.enabled:
+            return
+        width = 20
+        filled = round(width * self.done / max(self.total, 1))
+        # Translators: the progress bar of a long job; {page} is the page being read.
+        label = _("Reading page {page}").format(page=page)
+        self.stream.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
+        self.stream.flush()
+        self.done += 1
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False

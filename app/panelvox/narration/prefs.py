@@ -1,0 +1,168 @@
+"""Narration preferences (what to hear and how), persisted in settings.json.
+
+The file is shared with other parts of Panelvox: narration owns its ``"narration"`` key
+and rewrites the file atomically (temp file + rename), keeping the other keys.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field, fields, replace
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SETTINGS_KEY = "narration"
+
+
+class UtteranceKind(Enum):
+    DIALOGUE = "dialogue"
+    THOUGHT = "thought"
+    CAPTION = "caption"
+    SFX = "sfx"
+    TEXT = "text"  # signs, credits, page numbers: lettering that is no one's speech
+    DESCRIPTION = "description"  # scene descriptions (a local model, verified)
+    NOTICE = "notice"  # Panelvox talking: problems, "no text on this page", order warnings
+
+
+class ReadingUnit(Enum):
+    PAGE = "page"
+    PANEL = "panel"
+    BALLOON = "balloon"
+
+
+class Verbosity(Enum):
+    TERSE = "terse"  # text only
+    NORMAL = "normal"  # "Steenie: …"
+    FULL = "full"  # "Panel 3. Steenie: …"
+
+
+class UncertaintyCue(Enum):
+    WORD = "word"  # the word "uncertain" before the text
+    TONE = "tone"  # a short soft beep
+    VOICE = "voice"  # a lower, slower voice
+
+
+@dataclass(frozen=True, slots=True)
+class NarrationPrefs:
+    kinds: frozenset[UtteranceKind] = field(default_factory=lambda: frozenset(UtteranceKind))
+    unit: ReadingUnit = ReadingUnit.PANEL
+    verbosity: Verbosity = Verbosity.NORMAL
+    #: None follows the verbosity (FULL announces panels; NORMAL and FULL name speakers)
+    announce_panels: bool | None = None
+    announce_speakers: bool | None = None
+    rate: float = 1.0  # multiplier of the voice's normal speed
+    pitch: float = 1.0
+    volume: float = 1.0
+    uncertainty_cue: UncertaintyCue = UncertaintyCue.WORD
+    #: confidence below which text, speakers and order are announced as uncertain
+    uncertainty_threshold: float = 0.5
+    auto_advance: bool = False
+    character_voices: bool = True
+    backend: str | None = None  # preferred speech backend; None: automatic
+    voice: str | None = None
+
+    @property
+    def panels_announced(self) -> bool:
+        return self.announce_panels if self.announce_panels is not None else self.verbosity is Verbosity.FULL
+
+    @property
+    def speakers_announced(self) -> bool:
+        if self.announce_speakers is not None:
+            return self.announce_speakers
+        return self.verbosity is not Verbosity.TERSE
+
+    def hears(self, kind: UtteranceKind) -> bool:
+        return kind is UtteranceKind.NOTICE or kind in self.kinds
+
+    # -- JSON ------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["kinds"] = sorted(k.value for k in self.kinds)
+        for key, value in out.items():
+            if isinstance(value, Enum):
+                out[key] = value.value
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> NarrationPrefs:
+        """Read saved preferences; unknown keys and bad values fall back to defaults."""
+        prefs = cls()
+        types = {f.name: f for f in fields(cls)}
+        changes: dict[str, Any] = {}
+        for key, value in data.items():
+            if key not in types:
+                continue
+            try:
+                changes[key] = _coerce(key, value, getattr(prefs, key))
+            except (ValueError, TypeError) as exc:
+                log.warning("ignoring setting %s=%r: %r", key, value, exc)
+        return replace(prefs, **changes)
+
+
+def _coerce(key: str, value: Any, default: Any) -> Any:
+    if key == "kinds":
+        return frozenset(UtteranceKind(v) for v in value)
+    if isinstance(default, Enum):
+        return type(default)(value)
+    if key in ("announce_panels", "announce_speakers"):
+        return None if value is None else bool(value)
+    if key in ("backend", "voice"):
+        return None if value is None else str(value)
+    if isinstance(default, bool):
+        return bool(value)
+    if isinstance(default, float):
+        out = float(value)
+        if not 0.0 <= out <= 4.0:
+            raise ValueError("out of range")
+        return out
+    return value
+
+
+def settings_path() -> Path:
+    """$XDG_CONFIG_HOME/panelvox/settings.json."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "panelvox" / "settings.json"
+
+
+def load_prefs(path: Path | None = None) -> NarrationPrefs:
+    """The saved preferences, or the defaults when none are saved or the file is damaged."""
+    target = path or settings_path()
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return NarrationPrefs()
+    except (OSError, ValueError) as exc:
+        log.warning("settings %s unreadable, using defaults: %r", target, exc)
+        return NarrationPrefs()
+    section = data.get(SETTINGS_KEY) if isinstance(data, dict) else None
+    return NarrationPrefs.from_json(section) if isinstance(section, dict) else NarrationPrefs()
+
+
+def save_prefs(prefs: NarrationPrefs, path: Path | None = None) -> Path:
+    """Write ``prefs`` under the "narration" key, atomically, keeping other keys."""
+    target = path or settings_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = json.loads(target.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            data = {}
+    except (OSError, ValueError):
+        data = {}
+    data[SETTINGS_KEY] = prefs.to_json()
+    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2, sort_keys=True)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

@@ -1,0 +1,440 @@
+"""From page structure to what the reader hears: an ordered list of utterances.
+
+``script_page`` works from whatever the :class:`PageAnalysis` holds (panels only, text
+only, or everything with speakers and order) and never invents: a balloon with no
+attributed speaker is read without a name, a link without a character is "someone", and
+what the analysis is unsure of is flagged so the speech layer can give the chosen cue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from panelvox.i18n import _, ngettext
+from panelvox.model import Balloon, BalloonKind, BBox, Character, PageAnalysis, Panel
+from panelvox.narration.normalize import detect_language, normalize_for_speech
+from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
+from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
+from panelvox.speech.voices import VoiceManifest, VoiceStyle, build_request
+
+#: The speaker key of captions (the narrator's voice) and of unattributed speech.
+NARRATOR = "narrator"
+SOMEONE = "someone"
+
+
+class Flag:
+    """Why an utterance deserves an audible cue (string constants; kept in a frozenset)."""
+
+    UNCERTAIN = "uncertain"  # the text itself is unsure (low OCR/detection confidence)
+    SPEAKER_UNCERTAIN = "speaker-uncertain"
+    ORDER_UNCERTAIN = "order-uncertain"
+    UNREADABLE = "unreadable"  # a balloon was found but its text could not be read
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """Where an utterance came from, so the UI can highlight and zoom it."""
+
+    bbox: BBox | None = None
+    panel: str | None = None
+    block: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    kind: UtteranceKind
+    text: str  # what is spoken (normalised, with announcements and cue word)
+    display: str  # what is shown (the lettering as recognised, or the notice)
+    speaker: str | None = None  # display name or role ("someone", "narrator"); None: not said
+    speaker_key: str | None = None  # stable identity for the voice map (cluster, id or role)
+    confidence: float = 1.0
+    flags: frozenset[str] = field(default_factory=frozenset)
+    region: Region = Region()
+    priority: Priority = Priority.NORMAL
+    language: str = "en"
+    panel_number: int | None = None
+
+    @property
+    def uncertain(self) -> bool:
+        return bool(self.flags & {Flag.UNCERTAIN, Flag.SPEAKER_UNCERTAIN, Flag.UNREADABLE})
+
+
+_KIND = {
+    BalloonKind.SPEECH: UtteranceKind.DIALOGUE,
+    BalloonKind.THOUGHT: UtteranceKind.THOUGHT,
+    BalloonKind.CAPTION: UtteranceKind.CAPTION,
+    BalloonKind.SFX: UtteranceKind.SFX,
+    BalloonKind.OTHER: UtteranceKind.TEXT,
+}
+
+
+def speaker_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A spoken name for every character that speaks on the page.
+
+    ``names`` maps a character id or identity cluster to a name (the book's name list);
+    then the character's own name; then "character 1", "character 2"… by first line.
+    """
+    names = names or {}
+    by_id = {c.id: c for c in analysis.characters}
+    out: dict[str, str] = {}
+    unnamed = 0
+    for block in analysis.blocks_in_order():
+        link = analysis.speaker_of(block.id)
+        if link is None or link.character is None or link.character in out:
+            continue
+        char = by_id.get(link.character)
+        name = _known_name(link.character, char, names)
+        if name is None:
+            unnamed += 1
+            # Translators: how an unnamed character is called; {n} numbers them on the page.
+            name = _("character {n}").format(n=unnamed)
+        out[link.character] = name
+    return out
+
+
+def _known_name(char_id: str, char: Character | None, names: Mapping[str, str]) -> str | None:
+    if char_id in names:
+        return names[char_id]
+    if char is not None and char.cluster is not None and char.cluster in names:
+        return names[char.cluster]
+    return char.name if char is not None else None
+
+
+def script_page(
+    analysis: PageAnalysis,
+    prefs: NarrationPrefs,
+    *,
+    unit: ReadingUnit | None = None,
+    names: Mapping[str, str] | None = None,
+) -> list[Utterance]:
+    """The utterances of one page in reading order, shaped by ``prefs``.
+
+    ``unit`` (default ``prefs.unit``) decides how often the panel number is repeated:
+    reading balloon by balloon, each balloon says its panel; otherwise the first one does.
+    """
+    unit = unit or prefs.unit
+    builder = _Builder(analysis, prefs, unit, speaker_names(analysis, names))
+    return builder.build()
+
+
+@dataclass
+class _Builder:
+    analysis: PageAnalysis
+    prefs: NarrationPrefs
+    unit: ReadingUnit
+    speakers: dict[str, str]
+    out: list[Utterance] = field(default_factory=list)
+    first_in_panel: bool = False
+
+    def build(self) -> list[Utterance]:
+        a, p = self.analysis, self.prefs
+        for notice in a.notices:
+            self.out.append(_notice(notice, priority=Priority.NEXT))
+        if not a.panels and not a.blocks:
+            # Translators: spoken when nothing at all was found on a page.
+            self.out.append(_notice(_("No panels or text were found on this page.")))
+            return self.out
+        if not a.blocks:
+            # Translators: spoken when panels were found but no lettering at all.
+            self.out.append(_notice(_("No text was found on this page.")))
+        if any(pn.order_confidence < p.uncertainty_threshold for pn in a.panels):
+            self.out.append(
+                # Translators: spoken when the reading order of the panels is a guess.
+                _notice(_("The order of these panels is unclear."), flags=frozenset({Flag.ORDER_UNCERTAIN}))
+            )
+        panels = a.panels_in_order()
+        number = {pn.id: (pn.order if pn.order is not None else i) for i, pn in enumerate(panels, 1)}
+        pending = list(panels)
+        announced: set[str | None] = set()
+        for block in a.blocks_in_order():
+            panel = a.panel(block.panel) if block.panel else None
+            if panel is not None and panel in pending:
+                # Silent panels that come before this one are still announced in their place.
+                while pending and pending[0] is not panel:
+                    self._silent_panel(pending.pop(0), number)
+                pending.pop(0)
+            if panel is not None and panel.id not in announced:
+                self._enter_panel(panel)
+            announced.add(panel.id if panel is not None else None)
+            self._block(block, panel, number.get(panel.id) if panel is not None else None)
+        for panel in pending:
+            self._silent_panel(panel, number)
+        if a.blocks and not any(u.kind is not UtteranceKind.NOTICE for u in self.out):
+            # Translators: spoken when the reader's settings skip everything on the page.
+            self.out.append(_notice(_("Nothing on this page is of the kinds you chose to hear.")))
+        return self.out
+
+    # -- pieces ----------------------------------------------------------------------
+    def _enter_panel(self, panel: Panel) -> None:
+        blocks = self.analysis.blocks_of(panel.id)
+        if len(blocks) > 1 and any(b.order_confidence < self.prefs.uncertainty_threshold for b in blocks):
+            self.out.append(
+                _notice(
+                    # Translators: spoken when the order of balloons inside a panel is a guess.
+                    _("The order of the balloons in this panel is unclear."),
+                    flags=frozenset({Flag.ORDER_UNCERTAIN}),
+                    region=Region(panel.bbox, panel.id, None),
+                )
+            )
+        self.first_in_panel = True
+
+    def _silent_panel(self, panel: Panel, number: Mapping[str, int]) -> None:
+        if not self.prefs.panels_announced:
+            return
+        n = number[panel.id]
+        # Translators: spoken for a panel with no lettering; {n} is the panel number.
+        text = _("Panel {n}: no text.").format(n=n)
+        self.out.append(
+            Utterance(
+                UtteranceKind.NOTICE,
+                text,
+                text,
+                confidence=panel.confidence,
+                region=Region(panel.bbox, panel.id, None),
+                panel_number=n,
+            )
+        )
+
+    def _block(self, block: Balloon, panel: Panel | None, panel_no: int | None) -> None:
+        p = self.prefs
+        kind = _KIND[block.kind]
+        if not p.hears(kind):
+            return
+        flags: set[str] = set()
+        language = block.language or detect_language(block.text)
+        spoken = normalize_for_speech(block.text, language=language, names=self.speakers.values())
+        confidence = block.confidence
+        if not spoken:
+            flags.add(Flag.UNREADABLE)
+            # Translators: spoken for a balloon whose text could not be recognised.
+            spoken = _("a balloon whose text could not be read")
+        elif block.confidence < p.uncertainty_threshold:
+            flags.add(Flag.UNCERTAIN)
+        if block.order_confidence < p.uncertainty_threshold:
+            flags.add(Flag.ORDER_UNCERTAIN)
+        speaker, key, link_conf = self._speaker(block)
+        if speaker is not None and key not in (NARRATOR, SOMEONE) and link_conf < p.uncertainty_threshold:
+            flags.add(Flag.SPEAKER_UNCERTAIN)
+        if key not in (NARRATOR, None):
+            confidence = min(confidence, link_conf)
+        body = self._frame(kind, speaker, spoken, Flag.SPEAKER_UNCERTAIN in flags)
+        if p.uncertainty_cue is UncertaintyCue.WORD and flags & {Flag.UNCERTAIN, Flag.UNREADABLE}:
+            # Translators: said before text the page reader is unsure of.
+            body = _("Uncertain: {text}").format(text=body)
+        prefix = ""
+        first = self.first_in_panel
+        if panel_no is not None and p.panels_announced and (self.unit is ReadingUnit.BALLOON or first):
+            # Translators: announces the panel number before its first balloon.
+            prefix = _("Panel {n}.").format(n=panel_no) + " "
+        self.first_in_panel = False
+        self.out.append(
+            Utterance(
+                kind,
+                prefix + body,
+                block.text,
+                speaker=speaker,
+                speaker_key=key,
+                confidence=confidence,
+                flags=frozenset(flags),
+                region=Region(block.bbox, panel.id if panel is not None else block.panel, block.id),
+                language=language,
+                panel_number=panel_no,
+            )
+        )
+
+    def _speaker(self, block: Balloon) -> tuple[str | None, str | None, float]:
+        """(spoken name or role, voice key, link confidence)."""
+        if block.kind is BalloonKind.CAPTION:
+            # Translators: the role that speaks captions.
+            return _("narrator"), NARRATOR, 1.0
+        if block.kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
+            return None, None, 1.0
+        link = self.analysis.speaker_of(block.id)
+        if link is None:
+            return None, None, 1.0
+        if link.character is None:
+            # Translators: the speaker of a balloon whose speaker is not on the page.
+            return _("someone"), SOMEONE, link.confidence
+        char = next((c for c in self.analysis.characters if c.id == link.character), None)
+        key = (char.cluster if char is not None and char.cluster else None) or self.speakers[link.character]
+        return self.speakers[link.character], key, link.confidence
+
+    def _frame(self, kind: UtteranceKind, speaker: str | None, text: str, unsure: bool) -> str:
+        p = self.prefs
+        terse = p.verbosity is Verbosity.TERSE
+        if kind in (UtteranceKind.DIALOGUE, UtteranceKind.THOUGHT) and speaker and p.speakers_announced:
+            who = _("probably {name}").format(name=speaker) if unsure else speaker
+            who = who[:1].upper() + who[1:]
+            if kind is UtteranceKind.THOUGHT:
+                # Translators: a character's thought; {who} is the name.
+                return _("{who} thinks: {text}").format(who=who, text=text)
+            # Translators: a character's line of dialogue; {who} is the name.
+            return _("{who}: {text}").format(who=who, text=text)
+        if terse:
+            return text
+        if kind is UtteranceKind.THOUGHT:
+            # Translators: a thought balloon with no known thinker.
+            return _("Thought: {text}").format(text=text)
+        if kind is UtteranceKind.SFX:
+            # Translators: a sound effect lettered on the page.
+            return _("Sound: {text}").format(text=text)
+        if kind is UtteranceKind.TEXT:
+            # Translators: lettering that is not speech: a sign, a title, a credit.
+            return _("Written: {text}").format(text=text)
+        if kind is UtteranceKind.CAPTION and p.verbosity is Verbosity.FULL:
+            # Translators: a caption box, in full verbosity.
+            return _("Caption: {text}").format(text=text)
+        return text
+
+
+def _notice(
+    text: str,
+    *,
+    priority: Priority = Priority.NORMAL,
+    flags: frozenset[str] = frozenset(),
+    region: Region = Region(),
+) -> Utterance:
+    return Utterance(UtteranceKind.NOTICE, text, text, flags=flags, region=region, priority=priority)
+
+
+def group_by_unit(utterances: Sequence[Utterance], unit: ReadingUnit) -> list[list[Utterance]]:
+    """Split a page's utterances into the steps the reader moves by.
+
+    Page-level notices stay with the first step.
+    """
+    if unit is ReadingUnit.PAGE:
+        return [list(utterances)] if utterances else []
+    groups: list[list[Utterance]] = []
+    current: list[Utterance] = []
+    current_key: object = object()
+    for utt in utterances:
+        if unit is ReadingUnit.PANEL:
+            key: object = utt.region.panel
+        else:
+            key = utt.region.block or utt.region.panel
+        page_level = utt.region.panel is None and utt.region.block is None
+        if (
+            current
+            and not page_level
+            and key != current_key
+            and any(u.region.panel or u.region.block for u in current)
+        ):
+            groups.append(current)
+            current = []
+        current.append(utt)
+        if not page_level:
+            current_key = key
+    if current:
+        groups.append(current)
+    return groups
+
+
+def page_overview(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> str:
+    """ "Page 4: 6 panels, 11 balloons, 3 speakers: Steenie, the stranger, Dougal." """
+    parts = [ngettext("{n} panel", "{n} panels", len(analysis.panels)).format(n=len(analysis.panels))]
+    balloons = sum(b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT) for b in analysis.blocks)
+    parts.append(ngettext("{n} balloon", "{n} balloons", balloons).format(n=balloons))
+    captions = sum(b.kind is BalloonKind.CAPTION for b in analysis.blocks)
+    if captions:
+        parts.append(ngettext("{n} caption", "{n} captions", captions).format(n=captions))
+    sfx = sum(b.kind is BalloonKind.SFX for b in analysis.blocks)
+    if sfx:
+        parts.append(ngettext("{n} sound effect", "{n} sound effects", sfx).format(n=sfx))
+    speakers = list(speaker_names(analysis, names).values())
+    if speakers:
+        parts.append(
+            ngettext("{n} speaker", "{n} speakers", len(speakers)).format(n=len(speakers))
+            + ": "
+            + ", ".join(speakers)
+        )
+    # Translators: the page overview; {page} is the number, {parts} the counts.
+    return _("Page {page}: {parts}.").format(page=analysis.page, parts=", ".join(parts))
+
+
+def describe_here(
+    analysis: PageAnalysis, panel_id: str | None = None, names: Mapping[str, str] | None = None
+) -> str:
+    """What is in a panel (or the page): "2 balloons, Steenie and Dougal speak." """
+    blocks = analysis.blocks_of(panel_id) if panel_id is not None else analysis.blocks_in_order()
+    if not blocks:
+        # Translators: "where am I" for a panel or page without lettering.
+        return _("No text here.")
+    spoken = speaker_names(analysis, names)
+    who = []
+    for b in blocks:
+        link = analysis.speaker_of(b.id)
+        if link is not None and link.character in spoken and spoken[link.character] not in who:
+            who.append(spoken[link.character])
+    text = ngettext("{n} text block", "{n} text blocks", len(blocks)).format(n=len(blocks))
+    if len(who) == 1:
+        # Translators: who speaks in the current panel; {name} is one name.
+        text += "; " + _("{name} speaks").format(name=who[0])
+    elif who:
+        # Translators: who speaks in the current panel; {names} is a list of names.
+        text += "; " + _("{names} speak").format(names=", ".join(who))
+    return text + "."
+
+
+def where_am_i(
+    title: str,
+    page: int,
+    page_count: int,
+    panel: int | None = None,
+    panel_count: int | None = None,
+    here: str = "",
+) -> str:
+    """ "Bone, page 4 of 20, panel 2 of 6. 3 text blocks; Steenie speaks." """
+    # Translators: "where am I": the book title and page position.
+    out = _("{title}, page {page} of {count}").format(title=title, page=page, count=page_count)
+    if panel is not None and panel_count:
+        # Translators: "where am I": the panel position, appended after the page.
+        out += ", " + _("panel {panel} of {count}").format(panel=panel, count=panel_count)
+    out += "."
+    return f"{out} {here}".strip()
+
+
+def page_voices(
+    utterances: Sequence[Utterance], manifest: VoiceManifest | None = None
+) -> dict[str, VoiceStyle]:
+    """Distinct voices for the speakers of a page (pass to :func:`to_request`)."""
+    return (manifest or VoiceManifest()).assign(u.speaker_key for u in utterances)
+
+
+def to_request(
+    utt: Utterance,
+    prefs: NarrationPrefs,
+    caps: Capabilities,
+    manifest: VoiceManifest | None = None,
+    voices: Mapping[str, VoiceStyle] | None = None,
+) -> SpeechRequest:
+    """The speech request for one utterance: the speaker's voice and the uncertainty cue.
+
+    ``voices`` (from :func:`page_voices`) keeps characters of one page apart.
+    """
+    cue = prefs.uncertainty_cue
+    text = utt.text
+    if (
+        utt.uncertain
+        and cue is UncertaintyCue.TONE
+        and not caps.can_tone
+        and not text.startswith(_("Uncertain"))
+    ):
+        # A backend that cannot beep gets the word instead: the cue must stay audible.
+        text = _("Uncertain: {text}").format(text=text)
+    key = utt.speaker_key if utt.kind is not UtteranceKind.NOTICE else NARRATOR
+    return build_request(
+        text,
+        speaker_key=key,
+        caps=caps,
+        manifest=manifest or VoiceManifest(),
+        rate=prefs.rate,
+        pitch=prefs.pitch,
+        volume=prefs.volume,
+        language=utt.language,
+        character_voices=prefs.character_voices,
+        tone_before=utt.uncertain and cue is UncertaintyCue.TONE,
+        change_voice=utt.uncertain and cue is UncertaintyCue.VOICE,
+        tag=utt.region.block or "",
+        style=(voices or {}).get(key or ""),
+    )

@@ -1,0 +1,124 @@
+"""File export as a backend: what would be spoken is rendered into PCM and kept, so the
+same script that is read aloud can be saved as a WAV (see :mod:`panelvox.export`)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from panelvox.errors import BackendUnavailable
+from panelvox.i18n import _
+from panelvox.speech.backend import Capabilities, CheckResult, PcmBackend, SpeechBackend, SpeechRequest
+
+#: silence between two utterances in exported audio, in seconds
+GAP_S = 0.35
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Where a tagged utterance starts in the rendered audio (for chapters and cue sheets)."""
+
+    tag: str
+    sample: int
+
+
+class FileBackend(SpeechBackend):
+    """Renders speech through a PCM engine into memory; :meth:`take` hands the audio over."""
+
+    name = "file"
+    # Translators: description of the speech output that writes audio files.
+    description = _("Audio file (WAV) export")
+
+    def __init__(self, engine: PcmBackend | None = None) -> None:
+        self.engine = engine if engine is not None else _first_engine()
+        self._lock = threading.Lock()
+        self._chunks: list[np.ndarray] = []
+        self._marks: list[Mark] = []
+        self._length = 0
+
+    @classmethod
+    def check(cls) -> CheckResult:
+        for engine_cls in _engine_classes():
+            if engine_cls.check_engine():
+                return CheckResult(True)
+        # Translators: spoken when no voice that can write audio files is installed.
+        return CheckResult(False, _("No voice that can write audio files is installed."))
+
+    @property
+    def capabilities(self) -> Capabilities:
+        caps = self.engine.capabilities
+        return Capabilities(
+            can_stream=False,
+            writes_files=True,
+            per_utterance_voice=caps.per_utterance_voice,
+            can_tone=True,
+            voices=caps.voices,
+            rate_range=caps.rate_range,
+            pitch_range=caps.pitch_range,
+            volume_range=caps.volume_range,
+            sample_rate=caps.sample_rate,
+        )
+
+    @property
+    def sample_rate(self) -> int:
+        return self.engine.capabilities.sample_rate
+
+    def speak(self, request: SpeechRequest, cancel: threading.Event) -> bool:
+        pcm = self.engine.render(request, cancel)
+        if cancel.is_set():
+            return False
+        gap = np.zeros(int(self.sample_rate * GAP_S), dtype=np.int16)
+        with self._lock:
+            if request.tag:
+                self._marks.append(Mark(request.tag, self._length))
+            self._chunks.extend((pcm, gap))
+            self._length += pcm.size + gap.size
+        return True
+
+    def mark(self, tag: str) -> None:
+        """Record a chapter mark at the current end of the audio."""
+        with self._lock:
+            self._marks.append(Mark(tag, self._length))
+
+    def take(self) -> tuple[np.ndarray, list[Mark]]:
+        """The audio rendered so far and its marks; the backend starts empty again."""
+        with self._lock:
+            audio = np.concatenate(self._chunks) if self._chunks else np.zeros(0, dtype=np.int16)
+            marks = list(self._marks)
+            self._chunks, self._marks, self._length = [], [], 0
+        return audio, marks
+
+    def terminate(self) -> None:
+        self.engine.terminate()
+
+
+def _engine_classes() -> list[type[PcmBackend]]:
+    # Imported here: the engines are siblings found by discovery, not dependencies of export.
+    from panelvox.speech.backends.piper_backend import PiperBackend
+    from panelvox.speech.backends.pyttsx3_backend import Pyttsx3Backend
+
+    return [Pyttsx3Backend, PiperBackend]
+
+
+def _first_engine() -> PcmBackend:
+    for engine_cls in _engine_classes():
+        if engine_cls.check_engine():
+            return engine_cls()
+    raise BackendUnavailable(_("No voice that can write audio files is installed."), detail="no PCM engine")
+
+
+def engine_by_name(name: str) -> PcmBackend:
+    """A PCM engine by backend name ("pyttsx3" or "piper"), checked."""
+    for engine_cls in _engine_classes():
+        if engine_cls.name == name:
+            result = engine_cls.check_engine()
+            if not result:
+                raise BackendUnavailable(result.reason, detail=f"{name} engine unavailable")
+            return engine_cls()
+    raise BackendUnavailable(
+        # Translators: spoken when the user asks for a voice that cannot write audio files.
+        _("The voice {name} cannot write audio files.").format(name=name),
+        detail=f"no PCM engine named {name}",
+    )

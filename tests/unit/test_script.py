@@ -1,0 +1,241 @@
+"""The narration script, built from hand-made page analyses."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from panelvox.model import (
+    Balloon,
+    BalloonKind,
+    BBox,
+    Character,
+    PageAnalysis,
+    Panel,
+    ReadingDirection,
+    SpeakerLink,
+    SpeakerReason,
+)
+from panelvox.narration.prefs import (
+    NarrationPrefs,
+    ReadingUnit,
+    UncertaintyCue,
+    UtteranceKind,
+    Verbosity,
+    load_prefs,
+    save_prefs,
+    settings_path,
+)
+from panelvox.narration.script import (
+    Flag,
+    describe_here,
+    group_by_unit,
+    page_overview,
+    page_voices,
+    script_page,
+    to_request,
+    where_am_i,
+)
+from panelvox.speech.backend import Capabilities, Priority, Voice
+
+
+def _panel(pid: str, order: int, x: float, conf: float = 1.0) -> Panel:
+    return Panel(pid, BBox(x, 0, x + 100, 100), 0.9, "test", order=order, order_confidence=conf)
+
+
+def _block(
+    bid: str, kind: BalloonKind, text: str, panel: str | None, order: int, conf: float = 0.9
+) -> Balloon:
+    return Balloon(
+        bid, kind, BBox(order * 10, 10, order * 10 + 30, 40), text, conf, "test", panel=panel, order=order
+    )
+
+
+def _link(bid: str, char: str | None, conf: float = 0.9) -> SpeakerLink:
+    return SpeakerLink(bid, char, conf, SpeakerReason.TAIL if char else SpeakerReason.NONE, "test")
+
+
+def page() -> PageAnalysis:
+    return PageAnalysis(
+        page=4,
+        width=400,
+        height=100,
+        direction=ReadingDirection.LTR,
+        panels=(_panel("p1", 1, 0), _panel("p2", 2, 100), _panel("p3", 3, 200)),
+        blocks=(
+            _block("b1", BalloonKind.CAPTION, "MEANWHILE, IN THE VALLEY...", "p1", 1),
+            _block("b2", BalloonKind.SPEECH, "WHO ARE YOU?", "p1", 2),
+            _block("b3", BalloonKind.SPEECH, "A FRIEND.", "p1", 3),
+            _block("b4", BalloonKind.SFX, "KRAKOOM!", "p3", 4),
+            _block("b5", BalloonKind.THOUGHT, "HE LIES.", "p3", 5),
+            _block("b6", BalloonKind.SPEECH, "GRBLX", "p3", 6, conf=0.2),
+        ),
+        characters=(
+            Character("c1", BBox(0, 50, 40, 100), 0.8, "test", panel="p1", cluster="k1"),
+            Character("c2", BBox(50, 50, 90, 100), 0.8, "test", panel="p1", name="the stranger"),
+        ),
+        speakers=(_link("b2", "c1"), _link("b3", "c2", 0.3), _link("b5", "c1"), _link("b6", None)),
+    )
+
+
+NAMES = {"k1": "Steenie"}
+
+
+def test_normal_verbosity_names_speakers_in_reading_order() -> None:
+    utts = script_page(page(), NarrationPrefs(), names=NAMES)
+    texts = [u.text for u in utts]
+    assert texts == [
+        "Meanwhile, in the valley.",
+        "Steenie: Who are you?",
+        "Probably the stranger: A friend.",
+        "Sound: Krakoom!",
+        "Steenie thinks: He lies.",
+        "Uncertain: Someone: Grblx",
+    ]
+    assert [u.kind for u in utts][:2] == [UtteranceKind.CAPTION, UtteranceKind.DIALOGUE]
+    assert utts[0].speaker == "narrator" and utts[0].speaker_key == "narrator"
+    assert utts[1].speaker_key == "k1"  # the identity cluster keeps the voice across pages
+    assert Flag.SPEAKER_UNCERTAIN in utts[2].flags
+    assert utts[5].speaker == "someone" and Flag.UNCERTAIN in utts[5].flags
+    # The region lets the UI highlight the balloon.
+    assert utts[1].region.block == "b2" and utts[1].region.panel == "p1"
+    assert utts[1].display == "WHO ARE YOU?"
+
+
+def test_terse_is_text_only_and_full_announces_panels() -> None:
+    terse = script_page(page(), NarrationPrefs(verbosity=Verbosity.TERSE), names=NAMES)
+    assert terse[1].text == "Who are you?"
+    full = script_page(page(), NarrationPrefs(verbosity=Verbosity.FULL), names=NAMES)
+    texts = [u.text for u in full]
+    assert texts[0] == "Panel 1. Caption: Meanwhile, in the valley."
+    assert texts[1] == "Steenie: Who are you?"  # panel said once per panel
+    assert "Panel 2: no text." in texts  # the silent panel is not skipped
+    assert texts.index("Panel 2: no text.") < texts.index("Panel 3. Sound: Krakoom!")
+    by_balloon = script_page(
+        page(), NarrationPrefs(verbosity=Verbosity.FULL), unit=ReadingUnit.BALLOON, names=NAMES
+    )
+    assert by_balloon[1].text == "Panel 1. Steenie: Who are you?"
+
+
+def test_kinds_can_be_skipped() -> None:
+    prefs = NarrationPrefs(kinds=frozenset(UtteranceKind) - {UtteranceKind.SFX})
+    assert all(u.kind is not UtteranceKind.SFX for u in script_page(page(), prefs))
+
+
+def test_uncertainty_cues() -> None:
+    tone = script_page(page(), NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE), names=NAMES)
+    last = tone[-1]
+    assert last.text == "Someone: Grblx" and last.uncertain
+    caps = Capabilities(can_tone=True, per_utterance_voice=True, pitch_range=(0.5, 1.5))
+    assert to_request(last, NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE), caps).tone_before
+    # A backend that cannot beep gets the word, so the cue is never lost.
+    req = to_request(last, NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE), Capabilities())
+    assert req.text.startswith("Uncertain") and not req.tone_before
+    voice = to_request(last, NarrationPrefs(uncertainty_cue=UncertaintyCue.VOICE), caps)
+    plain = to_request(replace(last, flags=frozenset()), NarrationPrefs(), caps)
+    assert voice.pitch < plain.pitch
+
+
+def test_character_voices_are_distinct_and_stable() -> None:
+    utts = script_page(page(), NarrationPrefs(), names=NAMES)
+    voices = tuple(Voice(f"en+{v}", v) for v in ("m1", "m2", "m3", "m4", "m7", "f1", "f2", "f3", "f4"))
+    caps = Capabilities(per_utterance_voice=True, voices=voices, pitch_range=(0.5, 1.5))
+    voices_on_page = page_voices(utts)
+    narrator = to_request(utts[0], NarrationPrefs(), caps, voices=voices_on_page)
+    steenie = to_request(utts[1], NarrationPrefs(), caps, voices=voices_on_page)
+    stranger = to_request(utts[2], NarrationPrefs(), caps, voices=voices_on_page)
+    assert (narrator.voice, narrator.pitch) != (steenie.voice, steenie.pitch)
+    assert (steenie.voice, steenie.pitch) != (stranger.voice, stranger.pitch)
+    assert to_request(utts[4], NarrationPrefs(), caps, voices=voices_on_page).voice == steenie.voice
+    # Without page context a character still gets its own stable voice.
+    assert (
+        to_request(utts[1], NarrationPrefs(), caps).voice == to_request(utts[4], NarrationPrefs(), caps).voice
+    )
+    off = to_request(utts[1], NarrationPrefs(character_voices=False), caps)
+    assert off.voice is None and off.pitch == 1.0
+
+
+def test_order_uncertainty_and_notices_are_spoken() -> None:
+    a = replace(
+        page(),
+        panels=(_panel("p1", 1, 0, conf=0.3), _panel("p2", 2, 100), _panel("p3", 3, 200)),
+        notices=("Part of this page could not be analysed (text).",),
+    )
+    utts = script_page(a, NarrationPrefs())
+    assert (
+        utts[0].text == "Part of this page could not be analysed (text)."
+        and utts[0].priority is Priority.NEXT
+    )
+    assert utts[1].text == "The order of these panels is unclear."
+    assert Flag.ORDER_UNCERTAIN in utts[1].flags
+    blocks = tuple(replace(b, order_confidence=0.2) if b.id == "b3" else b for b in a.blocks)
+    utts = script_page(replace(a, blocks=blocks), NarrationPrefs())
+    assert "The order of the balloons in this panel is unclear." in [u.text for u in utts]
+
+
+def test_empty_pages_say_so() -> None:
+    empty = PageAnalysis(1, 100, 100, ReadingDirection.LTR)
+    assert [u.text for u in script_page(empty, NarrationPrefs())] == [
+        "No panels or text were found on this page."
+    ]
+    panels_only = replace(empty, panels=(_panel("p1", 1, 0),))
+    assert [u.text for u in script_page(panels_only, NarrationPrefs())] == ["No text was found on this page."]
+
+
+def test_text_without_panels_or_speakers_is_read_plainly() -> None:
+    a = PageAnalysis(
+        1,
+        100,
+        100,
+        ReadingDirection.RTL,
+        blocks=(_block("b1", BalloonKind.SPEECH, "なんだって！？", None, 1),),
+    )
+    [utt] = script_page(a, NarrationPrefs())
+    assert utt.text == "なんだって?" and utt.language == "ja" and utt.speaker is None
+
+
+def test_overview_where_am_i_and_groups() -> None:
+    a = page()
+    assert page_overview(a, NAMES) == (
+        "Page 4: 3 panels, 4 balloons, 1 caption, 1 sound effect, 2 speakers: Steenie, the stranger."
+    )
+    assert describe_here(a, "p1", NAMES) == "3 text blocks; Steenie, the stranger speak."
+    assert describe_here(a, "p2") == "No text here."
+    assert (
+        where_am_i("Bone", 4, 20, 2, 6, "No text here.") == "Bone, page 4 of 20, panel 2 of 6. No text here."
+    )
+    utts = script_page(a, NarrationPrefs(verbosity=Verbosity.FULL), names=NAMES)
+    panels = group_by_unit(utts, ReadingUnit.PANEL)
+    assert [{u.region.panel for u in g} for g in panels] == [{"p1"}, {"p2"}, {"p3"}]
+    assert len(group_by_unit(utts, ReadingUnit.BALLOON)) == 7
+    assert len(group_by_unit(utts, ReadingUnit.PAGE)) == 1
+
+
+def test_prefs_persist_atomically_and_keep_other_settings(tmp_path: Path) -> None:
+    path = settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"ui": {"zoom": 2}}), encoding="utf-8")
+    prefs = NarrationPrefs(
+        verbosity=Verbosity.TERSE,
+        rate=1.4,
+        kinds=frozenset({UtteranceKind.DIALOGUE}),
+        uncertainty_cue=UncertaintyCue.TONE,
+        backend="piper",
+    )
+    save_prefs(prefs)
+    assert load_prefs() == prefs
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["ui"] == {"zoom": 2}
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".settings-")]
+
+
+def test_damaged_or_odd_settings_fall_back_to_defaults() -> None:
+    path = settings_path()
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json", encoding="utf-8")
+    assert load_prefs() == NarrationPrefs()
+    path.write_text(
+        json.dumps({"narration": {"rate": "fast", "verbosity": "full", "nonsense": 1}}), encoding="utf-8"
+    )
+    assert load_prefs() == NarrationPrefs(verbosity=Verbosity.FULL)
