@@ -1,0 +1,92 @@
+"""The pages a worker should analyse next, most wanted first, and how one is done.
+
+The controller replaces the wanted list after every move (the current page first, then
+the pages ahead); a worker thread takes from it. Qt-free: the view runs :meth:`take` in a
+``QThread`` and sends results back with a queued signal.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from panelvox.analysis.cache import PageAnalyzer
+from panelvox.books import Book
+from panelvox.errors import PanelvoxError
+from panelvox.model import PageAnalysis, ReadingDirection
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    token: int  # which opening of which book (results for an old token are dropped)
+    book: Book
+    page: int  # 0-based
+    direction: ReadingDirection
+
+
+@dataclass(frozen=True, slots=True)
+class JobResult:
+    token: int
+    page: int
+    analysis: PageAnalysis | None
+    error: str | None  # one spoken sentence when the page cannot be read
+    seconds: float
+
+
+class AnalysisJobs:
+    """A replaceable, thread-safe list of pages to work on."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._pending: list[Job] = []
+        self._closed = False
+
+    def set_wanted(self, jobs: Sequence[Job]) -> None:
+        with self._cond:
+            self._pending = list(jobs)
+            self._cond.notify_all()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._pending)
+
+    def take(self, timeout: float | None = None) -> Job | None:
+        """The most wanted job, waiting up to ``timeout``; None when closed or timed out."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._pending or self._closed, timeout)
+            if self._closed or not self._pending:
+                return None
+            return self._pending.pop(0)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._pending.clear()
+            self._cond.notify_all()
+
+    @property
+    def closed(self) -> bool:
+        with self._cond:
+            return self._closed
+
+
+def run_job(job: Job, analyzer: PageAnalyzer) -> JobResult:
+    """Analyse one page (cached when possible); a bad page becomes a spoken sentence."""
+    start = time.perf_counter()
+    try:
+        analysis = analyzer.analyze(
+            job.book.content_hash,
+            job.page + 1,
+            job.direction,
+            functools.partial(job.book.load_page_array, job.page),
+        )
+    except PanelvoxError as exc:
+        log.warning("page %d not analysed: %s", job.page + 1, exc.detail or exc.message)
+        return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start)
+    return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)

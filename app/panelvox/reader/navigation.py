@@ -1,0 +1,85 @@
+"""Where each move goes: pure functions of the position and the pages' outlines.
+
+Page level (step -1) is the page heading; a panel position is its first step at PANEL
+level ("next balloon" from there enters the panel at that step); balloon moves run across
+page ends, so reading goes on past an empty or unreadable page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.position_store import Level, Position
+
+
+class Edge(Enum):
+    END = "end"  # past the last item of the book
+    START = "start"  # before the first
+    NOT_READY = "not-ready"  # the page is still being analysed
+
+
+Target = Position | Edge
+Outlines = Callable[[int], PageOutline]
+
+
+def _inside_unknown(outline: PageOutline) -> bool:
+    return not outline.ready and not outline.unreadable
+
+
+def next_balloon(pos: Position, outlines: Outlines, page_count: int) -> Target:
+    outline = outlines(pos.page)
+    if _inside_unknown(outline):
+        return Edge.NOT_READY
+    target = pos.step if pos.level is Level.PANEL else pos.step + 1
+    if target < len(outline.steps):
+        return Position(pos.page, target, Level.BALLOON)
+    return Position(pos.page + 1) if pos.page + 1 < page_count else Edge.END
+
+
+def previous_balloon(pos: Position, outlines: Outlines) -> Target:
+    if pos.level is not Level.PAGE:
+        return Position(pos.page, pos.step - 1, Level.BALLOON) if pos.step > 0 else Position(pos.page)
+    if pos.page == 0:
+        return Edge.START
+    last = len(outlines(pos.page - 1).steps) - 1
+    return Position(pos.page - 1, last, Level.BALLOON) if last >= 0 else Position(pos.page - 1)
+
+
+def next_panel(pos: Position, outlines: Outlines, page_count: int) -> Target:
+    outline = outlines(pos.page)
+    if _inside_unknown(outline):
+        return Edge.NOT_READY
+    target = outline.group_of(pos.step) + 1 if pos.step >= 0 else 0
+    if target < len(outline.panels):
+        return Position(pos.page, outline.panels[target].first, Level.PANEL)
+    return Position(pos.page + 1) if pos.page + 1 < page_count else Edge.END
+
+
+def previous_panel(pos: Position, outlines: Outlines) -> Target:
+    if pos.level is not Level.PAGE:
+        outline = outlines(pos.page)
+        target = outline.group_of(pos.step) - 1
+        return (
+            Position(pos.page, outline.panels[target].first, Level.PANEL)
+            if target >= 0
+            else Position(pos.page)
+        )
+    if pos.page == 0:
+        return Edge.START
+    prev = outlines(pos.page - 1)
+    return (
+        Position(pos.page - 1, prev.panels[-1].first, Level.PANEL) if prev.panels else Position(pos.page - 1)
+    )
+
+
+def reading_next(pos: Position, outlines: Outlines, page_count: int) -> Position | None:
+    """The next stop of continuous reading (say-all), after all of ``pos`` was heard."""
+    outline = outlines(pos.page)
+    step = pos.step
+    if pos.level is Level.PANEL and outline.panels:
+        step = outline.panels[outline.group_of(pos.step)].last
+    if step + 1 < len(outline.steps):
+        return Position(pos.page, step + 1, Level.BALLOON)
+    return Position(pos.page + 1) if pos.page + 1 < page_count else None

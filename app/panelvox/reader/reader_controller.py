@@ -1,0 +1,533 @@
+"""The reader's logic: the open book, the position, navigation commands and speech.
+
+Qt-free, so every command can be tested by what would be heard (with the spy backend).
+A view registers a :class:`ReaderListener`; the controller tells it what to show and moves
+the focus. Analysis results arrive through :meth:`ReaderController.on_result` on the view's
+thread; speech "done" callbacks come from the speech thread and are handed back through
+``post`` (the view passes a function that runs a callable on its own thread).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from panelvox.analysis.cache import PageAnalyzer
+from panelvox.books import Book, DirectionOverrides, open_book
+from panelvox.errors import PanelvoxError
+from panelvox.i18n import _
+from panelvox.model import ReadingDirection
+from panelvox.narration.prefs import NarrationPrefs
+from panelvox.narration.script import (
+    Utterance,
+    describe_here,
+    page_overview,
+    page_voices,
+    to_request,
+    where_am_i,
+)
+from panelvox.reader import navigation
+from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
+from panelvox.reader.commands import Command, help_text
+from panelvox.reader.listener import ReaderListener, message
+from panelvox.reader.navigation import Edge, Target
+from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
+from panelvox.reader.position_store import Level, Position, PositionStore
+from panelvox.reader.reader_settings import ReaderSettings
+from panelvox.reader.settings_commands import SettingsCommands
+from panelvox.speech.backend import Priority, SpeechRequest
+from panelvox.speech.queue import SpeechQueue
+from panelvox.speech.voices import VoiceManifest
+
+log = logging.getLogger(__name__)
+
+Post = Callable[[Callable[[], None]], None]
+_RATE_STEP = 0.1
+
+
+class ReaderController(SettingsCommands):
+    """Book, position, reading unit (the position's level) and every reading command."""
+
+    def __init__(
+        self,
+        speech: SpeechQueue,
+        *,
+        prefs: NarrationPrefs | None = None,
+        settings: ReaderSettings | None = None,
+        store: PositionStore | None = None,
+        overrides: DirectionOverrides | None = None,
+        manifest: VoiceManifest | None = None,
+        post: Post | None = None,
+        moves_by_focus: bool = False,
+        lookahead: int = 3,
+        persist_settings: bool = True,
+    ) -> None:
+        self.speech = speech
+        self.prefs = prefs or NarrationPrefs()
+        self.settings = settings or ReaderSettings()
+        self.store = store or PositionStore()
+        self.overrides = overrides or DirectionOverrides()
+        self.manifest = manifest or VoiceManifest()
+        self.post: Post = post or (lambda fn: fn())
+        #: True when a screen reader runs: moves are spoken by it from the focus event alone
+        self.moves_by_focus = moves_by_focus
+        self.lookahead = lookahead
+        self.persist_settings = persist_settings
+        self.listener = ReaderListener()
+        self.jobs = AnalysisJobs()
+        self.book: Book | None = None
+        self.direction = ReadingDirection.LTR
+        self.position = Position(0)
+        self.saying_all = False
+        self._token = 0
+        self._results: dict[int, JobResult] = {}
+        self._outlines: dict[int, PageOutline] = {}
+        self._last: list[Utterance] = []
+        self._waiting = False  # the reader waits for the current page's analysis
+        self._say_all_gen = 0
+        self._say_all_waiting = False
+
+    # -- book --------------------------------------------------------------------------
+    def open(self, path: Path) -> bool:
+        """Open ``path`` and resume where the reader left it. Bad input: one spoken sentence."""
+        try:
+            book = open_book(Path(path), overrides=self.overrides)
+        except PanelvoxError as exc:
+            log.warning("cannot open %s: %s", path, exc.detail)
+            self.say_message(exc.message)
+            return False
+        self.close_book()
+        self.book = book
+        self._token += 1
+        self.direction = book.direction
+        saved = self.store.get(book.content_hash)
+        pos = Position(0)
+        if saved is not None and 0 <= saved.page < book.page_count:
+            pos = saved
+        self.position = pos
+        self._waiting = True
+        self.store.save(book.content_hash, pos, path=Path(path).resolve(), title=book.title)
+        self.listener.book_changed()
+        self._update_jobs()
+        self._show_current(focus=False)
+        # Translators: said when a book opens; {title} is its title, {count} its pages.
+        intro = _("{title}, {count} pages.").format(title=book.title, count=book.page_count)
+        if saved is not None and pos != Position(0):
+            # Translators: said when a book opens where the reader left it.
+            where = _("Resuming at page {page} of {count}").format(page=pos.page + 1, count=book.page_count)
+            outline = self.outline(pos.page)
+            if pos.level is not Level.PAGE and outline.ready and pos.step < len(outline.steps):
+                where += ", " + self._panel_words(outline, pos.step)
+            intro += " " + where + "."
+        else:
+            # Translators: said when a book opens at its start.
+            intro += " " + _("Page {n}.").format(n=pos.page + 1)
+        self.say_message(intro)
+        return True
+
+    def close_book(self) -> None:
+        self.stop()
+        self.jobs.set_wanted(())
+        if self.book is not None:
+            self.book.close()
+        self.book = None
+        self._results.clear()
+        self._outlines.clear()
+
+    def close(self) -> None:
+        self.close_book()
+        self.jobs.close()
+
+    @property
+    def page_count(self) -> int:
+        return self.book.page_count if self.book is not None else 0
+
+    @property
+    def title(self) -> str:
+        return self.book.title if self.book is not None else ""
+
+    # -- analysis ----------------------------------------------------------------------
+    def outline(self, page: int) -> PageOutline:
+        cached = self._outlines.get(page)
+        if cached is not None:
+            return cached
+        result = self._results.get(page)
+        if result is None:
+            return pending_outline(page)
+        if result.analysis is None:
+            outline = unreadable_outline(page, result.error or "")
+        else:
+            outline = build_outline(page, result.analysis, self.prefs)
+        self._outlines[page] = outline
+        return outline
+
+    def wanted_pages(self) -> list[int]:
+        """Pages to analyse next: the current one, the pages ahead, then the one before."""
+        if self.book is None:
+            return []
+        p = self.position.page
+        order = [p, *range(p + 1, p + 1 + self.lookahead), p - 1]
+        return [i for i in order if 0 <= i < self.page_count and i not in self._results]
+
+    def _update_jobs(self) -> None:
+        if self.book is None:
+            return
+        book, token, direction = self.book, self._token, self.direction
+        self.jobs.set_wanted([Job(token, book, i, direction) for i in self.wanted_pages()])
+        self._update_status()
+
+    def on_result(self, result: JobResult) -> None:
+        """A page's analysis is done (call on the view's thread)."""
+        if result.token != self._token or self.book is None:
+            return
+        self._results[result.page] = result
+        self._outlines.pop(result.page, None)
+        if result.page == self.position.page:
+            outline = self.outline(result.page)
+            if self.position.step >= len(outline.steps):
+                self.position = Position(self.position.page)
+            self.listener.outline_changed(outline)
+            self.listener.position_changed(self.position, focus=not self.saying_all)
+            if self._say_all_waiting and self.saying_all:
+                self._say_all_waiting = False
+                self._say_all_speak(self._say_all_gen)
+            elif self._waiting and not self.saying_all:
+                self._waiting = False
+                self._speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
+        self._update_status()
+
+    def analyze_pending(self, analyzer: PageAnalyzer, limit: int | None = None) -> int:
+        """Run waiting jobs on this thread (tests and benchmarks without a worker)."""
+        done = 0
+        while limit is None or done < limit:
+            job = self.jobs.take(timeout=0)
+            if job is None:
+                break
+            self.on_result(run_job(job, analyzer))
+            done += 1
+        return done
+
+    def _update_status(self) -> None:
+        if self.book is None:
+            # Translators: the status line when no book is open.
+            self.listener.status_changed(_("No book open. Press Control O to open one."))
+            return
+        pos = self.position
+        outline = self.outline(pos.page)
+        # Translators: status line; {page} of {count}.
+        parts = [_("Page {page} of {count}").format(page=pos.page + 1, count=self.page_count)]
+        if outline.ready and pos.step >= 0:
+            parts.append(self._panel_words(outline, pos.step))
+            # Translators: status line; the balloon position on the page.
+            parts.append(_("item {n} of {count}").format(n=pos.step + 1, count=len(outline.steps)))
+        ahead = [i for i in range(pos.page, min(self.page_count, pos.page + 1 + self.lookahead))]
+        missing = [i for i in ahead if i not in self._results]
+        if missing:
+            # Translators: status line while pages are analysed; {n} is the page being analysed.
+            parts.append(
+                _("analysing page {n}, {done} of {total} ready").format(
+                    n=missing[0] + 1, done=len(ahead) - len(missing), total=len(ahead)
+                )
+            )
+        self.listener.status_changed(" · ".join(parts))
+
+    # -- speech ------------------------------------------------------------------------
+    def _speak(
+        self,
+        utterances: Sequence[Utterance],
+        *,
+        priority: Priority = Priority.NOW,
+        move: bool = False,
+        on_done: Callable[[bool], None] | None = None,
+    ) -> None:
+        self._last = list(utterances)
+        if priority is Priority.NOW:
+            self.speech.interrupt()
+        if move and self.moves_by_focus:
+            return  # the screen reader speaks the focused item's name; never twice
+        caps = self.speech.backend.capabilities
+        voices = page_voices(utterances, self.manifest)
+        items = list(utterances)
+        for i, utt in enumerate(items):
+            request = to_request(utt, self.prefs, caps, self.manifest, voices)
+            done = None
+            if on_done is not None and i == len(items) - 1:
+                post, callback = self.post, on_done
+
+                def done(
+                    _req: SpeechRequest, ok: bool, post: Post = post, cb: Callable[[bool], None] = callback
+                ) -> None:
+                    post(lambda: cb(ok))
+
+            self.speech.say(request, Priority.NORMAL if priority is Priority.NOW else priority, done)
+
+    def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
+        self._speak([message(text)], priority=priority)
+
+    def interrupt(self) -> None:
+        """The one place speech, say-all and waiting announcements stop together."""
+        self.saying_all = False
+        self._say_all_gen += 1
+        self._say_all_waiting = False
+        self._waiting = False
+        self.speech.interrupt()
+
+    stop = interrupt
+
+    def position_utterances(self, position: Position | None = None) -> list[Utterance]:
+        """What landing on ``position`` says (the accessible name of its item, in pieces)."""
+        pos = position or self.position
+        outline = self.outline(pos.page)
+        if pos.level is Level.PAGE or pos.step < 0 or not outline.steps:
+            return [message(outline.heading)]
+        if pos.level is Level.PANEL:
+            group = outline.panels[outline.group_of(pos.step)]
+            utts = [u for s in outline.steps[group.first : group.last + 1] for u in s.utterances]
+            return [message(group.label), *utts] if group.label else utts
+        return list(outline.steps[pos.step].utterances)
+
+    def position_text(self, position: Position | None = None) -> str:
+        return " ".join(u.text for u in self.position_utterances(position))
+
+    # -- moves -------------------------------------------------------------------------
+    def _move(self, pos: Position) -> None:
+        page_changed = pos.page != self.position.page
+        self.interrupt()
+        self.position = pos
+        if page_changed:
+            outline = self.outline(pos.page)
+            self._waiting = not outline.ready
+            self.listener.outline_changed(outline)
+        self.listener.position_changed(pos, focus=True)
+        self._speak(self.position_utterances(pos), move=True)
+        self._save()
+        if page_changed:
+            self._update_jobs()
+        else:
+            self._update_status()
+
+    def _save(self) -> None:
+        if self.book is not None:
+            self.store.save(self.book.content_hash, self.position)
+
+    def _need_book(self) -> bool:
+        if self.book is None:
+            # Translators: said when a reading key is pressed with no book open.
+            self.say_message(_("No book is open. Press Control O to open one."))
+            return False
+        return True
+
+    def _need_ready(self, outline: PageOutline) -> bool:
+        if outline.ready:
+            return True
+        self._waiting = True
+        # Translators: said when moving inside a page that is still being analysed.
+        self.say_message(_("Page {n} is still being analysed.").format(n=outline.index + 1))
+        return False
+
+    def _end_of_book(self) -> None:
+        # Translators: said when moving past the last item of the book.
+        self.say_message(_("End of book."))
+
+    def _start_of_book(self) -> None:
+        # Translators: said when moving before the first item of the book.
+        self.say_message(_("Start of book."))
+
+    def _go(self, target: Target) -> None:
+        if isinstance(target, Position):
+            self._move(target)
+        elif target is Edge.END:
+            self._end_of_book()
+        elif target is Edge.START:
+            self._start_of_book()
+        else:
+            self._need_ready(self.outline(self.position.page))
+
+    def next_balloon(self) -> None:
+        if self._need_book():
+            self._go(navigation.next_balloon(self.position, self.outline, self.page_count))
+
+    def previous_balloon(self) -> None:
+        if self._need_book():
+            self._go(navigation.previous_balloon(self.position, self.outline))
+
+    def next_panel(self) -> None:
+        if self._need_book():
+            self._go(navigation.next_panel(self.position, self.outline, self.page_count))
+
+    def previous_panel(self) -> None:
+        if self._need_book():
+            self._go(navigation.previous_panel(self.position, self.outline))
+
+    def go_to_page(self, number: int) -> None:
+        """Turn to page ``number`` (1-based); out of range: one spoken sentence."""
+        if not self._need_book():
+            return
+        if not 1 <= number <= self.page_count:
+            # Translators: said for a page number the book does not have.
+            self.say_message(
+                _("There is no page {n}. This book has pages 1 to {count}.").format(
+                    n=number, count=self.page_count
+                )
+            )
+            return
+        self._move(Position(number - 1))
+
+    def go_to_page_text(self, text: str) -> None:
+        """Go to a page typed by the user (anything not a number: one spoken sentence)."""
+        try:
+            number = int(text.strip())
+        except ValueError:
+            # Translators: said when the go-to-page box holds something that is not a number.
+            self.say_message(_("Type a page number, like 5."))
+            return
+        self.go_to_page(number)
+
+    def go_to(self, pos: Position) -> None:
+        """Move to a position chosen in the view (the structure tree)."""
+        if self.book is None or pos == self.position or not 0 <= pos.page < self.page_count:
+            return
+        self._move(pos)
+
+    def next_page(self) -> None:
+        if self._need_book():
+            self.go_to_page(
+                self.position.page + 2
+            ) if self.position.page + 1 < self.page_count else self._end_of_book()
+
+    def previous_page(self) -> None:
+        if self._need_book():
+            self.go_to_page(self.position.page) if self.position.page > 0 else self._start_of_book()
+
+    # -- say all -----------------------------------------------------------------------
+    def toggle_say_all(self) -> None:
+        if self.saying_all:
+            self.interrupt()
+            return
+        if not self._need_book():
+            return
+        self.interrupt()
+        self.saying_all = True
+        self._say_all_speak(self._say_all_gen)
+
+    def _say_all_speak(self, gen: int) -> None:
+        outline = self.outline(self.position.page)
+        if not outline.ready:
+            self._say_all_waiting = True
+            return
+        self._speak(self.position_utterances(), move=False, on_done=lambda ok: self._say_all_done(gen, ok))
+
+    def _say_all_done(self, gen: int, completed: bool) -> None:
+        if gen != self._say_all_gen or not self.saying_all:
+            return
+        if not completed:
+            self.saying_all = False
+            return
+        pos = self.position
+        nxt = navigation.reading_next(pos, self.outline, self.page_count)
+        if nxt is None:
+            self.saying_all = False
+            self._speak([message(_("End of book."))], priority=Priority.NORMAL)
+            return
+        page_changed = nxt.page != pos.page
+        self.position = nxt
+        if page_changed:
+            self.listener.outline_changed(self.outline(nxt.page))
+            self._update_jobs()
+        self.listener.position_changed(nxt, focus=not self.moves_by_focus)
+        self._save()
+        self._update_status()
+        self._say_all_speak(gen)
+
+    # -- information -------------------------------------------------------------------
+    def _panel_words(self, outline: PageOutline, step: int) -> str:
+        group = outline.group_of(step)
+        number = outline.panels[group].number if group >= 0 else None
+        if number is None:
+            # Translators: where am I, for text outside every panel.
+            return _("outside the panels")
+        # Translators: where am I; the panel number and count.
+        return _("panel {n} of {count}").format(
+            n=number, count=sum(g.number is not None for g in outline.panels)
+        )
+
+    def where_am_i(self) -> None:
+        if not self._need_book():
+            return
+        pos = self.position
+        outline = self.outline(pos.page)
+        result = self._results.get(pos.page)
+        analysis = result.analysis if result is not None else None
+        if analysis is None or pos.step < 0:
+            here = "" if analysis is None else describe_here(analysis)
+            text = where_am_i(self.title, pos.page + 1, self.page_count, here=here)
+        else:
+            group = outline.panels[outline.group_of(pos.step)]
+            panel_count = len(analysis.panels)
+            here = describe_here(analysis, group.panel) if group.panel else ""
+            text = where_am_i(self.title, pos.page + 1, self.page_count, group.number, panel_count, here)
+        self.say_message(text)
+
+    def overview(self) -> None:
+        if not self._need_book():
+            return
+        result = self._results.get(self.position.page)
+        if result is not None and result.analysis is not None:
+            self.say_message(page_overview(result.analysis))
+        else:
+            self.say_message(self.outline(self.position.page).heading)
+
+    def repeat(self) -> None:
+        if self._last:
+            self._speak(list(self._last))
+        else:
+            self._speak(self.position_utterances())
+
+    def no_model(self) -> None:
+        # Translators: said for describe (D) and ask (Q) while no local vision model is set up.
+        self.say_message(_("No description model is configured."))
+
+    def help(self) -> None:
+        self.say_message(help_text())
+
+    # -- dispatch ----------------------------------------------------------------------
+    def run(self, command: Command) -> bool:
+        """Run a command that needs no dialog; False for those the view must handle."""
+        actions: dict[Command, Callable[[], None]] = {
+            Command.NEXT_BALLOON: self.next_balloon,
+            Command.PREV_BALLOON: self.previous_balloon,
+            Command.NEXT_PANEL: self.next_panel,
+            Command.PREV_PANEL: self.previous_panel,
+            Command.NEXT_PAGE: self.next_page,
+            Command.PREV_PAGE: self.previous_page,
+            Command.FIRST_PAGE: lambda: self.go_to_page(1) if self._need_book() else None,
+            Command.LAST_PAGE: lambda: self.go_to_page(self.page_count) if self._need_book() else None,
+            Command.SAY_ALL: self.toggle_say_all,
+            Command.STOP: self.interrupt,
+            Command.REPEAT: self.repeat,
+            Command.WHERE_AM_I: self.where_am_i,
+            Command.OVERVIEW: self.overview,
+            Command.DESCRIBE: self.no_model,
+            Command.ASK: self.no_model,
+            Command.RATE_UP: lambda: self.change_rate(_RATE_STEP),
+            Command.RATE_DOWN: lambda: self.change_rate(-_RATE_STEP),
+            Command.TOGGLE_ZOOM: lambda: self.toggle_setting("zoom"),
+            Command.TOGGLE_SFX: self.toggle_sfx,
+            Command.TOGGLE_SPEAKERS: self.toggle_speakers,
+            Command.SWITCH_DIRECTION: self.switch_direction,
+            Command.LARGE_TEXT: lambda: self.toggle_setting("large_text"),
+            Command.HIGH_CONTRAST: lambda: self.toggle_setting("high_contrast"),
+            Command.HELP: self.help,
+        }
+        action = actions.get(command)
+        if action is None:
+            return False
+        action()
+        return True
+
+    def _show_current(self, *, focus: bool) -> None:
+        outline = self.outline(self.position.page)
+        self.listener.outline_changed(outline)
+        self.listener.position_changed(self.position, focus=focus)
+        self._update_status()

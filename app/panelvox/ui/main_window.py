@@ -1,0 +1,318 @@
+"""The reader window: page picture, structure tree, status line, menus, keys.
+
+A thin view: every command goes to the :class:`ReaderController`; this class only binds
+keys, runs dialogs, shows pictures and keeps the tree's focus on the reader's position.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QSplitter,
+    QTreeWidgetItem,
+    QWidget,
+)
+
+from panelvox.i18n import _
+from panelvox.reader.commands import Command, key_table, keymap
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.position_store import Level, Position
+from panelvox.reader.reader_controller import ReaderController, ReaderListener
+from panelvox.reader.reader_settings import ReaderSettings
+from panelvox.ui.job_thread import PageImage
+from panelvox.ui.page_view import PageView
+from panelvox.ui.structure_view import StructureView
+from panelvox.ui.theme import stylesheet, theme_for
+
+log = logging.getLogger(__name__)
+
+_IMAGE_CACHE = 3
+#: Commands the window runs itself (they open dialogs or end the program).
+_VIEW_COMMANDS = frozenset({Command.GO_TO_PAGE, Command.OPEN, Command.SETTINGS, Command.QUIT})
+BOOK_FILTER = "*.cbz *.cbr *.cb7 *.cbt *.zip *.rar *.7z *.tar *.pdf"
+
+
+class _Listener(ReaderListener):
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+
+    def book_changed(self) -> None:
+        self.window.on_book_changed()
+
+    def outline_changed(self, outline: PageOutline) -> None:
+        self.window.on_outline(outline)
+
+    def position_changed(self, position: Position, *, focus: bool) -> None:
+        self.window.on_position(position, focus=focus)
+
+    def status_changed(self, text: str) -> None:
+        self.window.status.setText(text)
+        self.window.status.setAccessibleName(text)
+
+    def appearance_changed(self, settings: ReaderSettings) -> None:
+        self.window.apply_appearance(settings)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, controller: ReaderController, *, request_image: object = None) -> None:
+        super().__init__()
+        self.controller = controller
+        self.keys = key_table()
+        self._request_image = request_image  # callable(page) set by the app
+        self._images: OrderedDict[tuple[int, int], PageImage] = OrderedDict()
+        self._base_point_size = QApplication.font().pointSizeF() or 10.0
+        # Translators: the window title when no book is open.
+        self.setWindowTitle(_("Panelvox"))
+        self.setAcceptDrops(True)
+        self.page_view = PageView()
+        self.tree = StructureView()
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.page_view)
+        splitter.addWidget(self.tree)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        self.setCentralWidget(splitter)
+        self.status = QLabel()
+        # Translators: accessible description of the status line.
+        self.status.setAccessibleDescription(_("Reading position and analysis progress"))
+        self.statusBar().addWidget(self.status, 1)
+        self.goto_dialog: QInputDialog | None = None
+        self.open_dialog: QFileDialog | None = None
+        self.settings_dialog: QWidget | None = None
+        self._build_menus()
+        self.tree.installEventFilter(self)
+        self.tree.currentItemChanged.connect(self._tree_moved)
+        self.setFocusProxy(self.tree)
+        controller.listener = _Listener(self)
+        self.apply_appearance(controller.settings)
+        self.resize(1100, 800)
+
+    # -- menus -------------------------------------------------------------------------
+    def _build_menus(self) -> None:
+        # Translators: the File menu.
+        file_menu = self.menuBar().addMenu(_("&File"))
+        # Translators: File menu item.
+        self._action(file_menu, _("&Open book…"), Command.OPEN, "Ctrl+O")
+        # Translators: File submenu of recently opened books.
+        self.recent_menu = file_menu.addMenu(_("&Recent books"))
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        # Translators: File menu item.
+        self._action(file_menu, _("&Settings…"), Command.SETTINGS, "Ctrl+,")
+        # Translators: File menu item.
+        self._action(file_menu, _("&Quit"), Command.QUIT, "Ctrl+Q")
+        # Translators: the Help menu.
+        help_menu = self.menuBar().addMenu(_("&Help"))
+        # Translators: Help menu item that speaks the keys.
+        self._action(help_menu, _("&Keys"), Command.HELP, "F1")
+
+    def _action(self, menu: object, text: str, command: Command, shortcut: str) -> QAction:
+        action = QAction(text, self)
+        action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # keys go through eventFilter
+        action.triggered.connect(lambda: self.run_command(command))
+        menu.addAction(action)  # type: ignore[attr-defined]
+        return action
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.controller.store.recent()
+        if not recent:
+            # Translators: shown in the empty recent books menu.
+            self.recent_menu.addAction(_("No recent books")).setEnabled(False)
+        for entry in recent:
+            action = self.recent_menu.addAction(entry.title or Path(entry.path).name)
+            action.setToolTip(entry.path)
+            action.triggered.connect(lambda _checked=False, p=entry.path: self.open_path(Path(p)))
+
+    # -- keys --------------------------------------------------------------------------
+    def command_for(self, event: QKeyEvent) -> Command | None:
+        key = event.key()
+        if key == Qt.Key.Key_Control:
+            return Command.STOP
+        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        names = [QKeySequence(QKeyCombination(mods, Qt.Key(key))).toString()]
+        if mods & Qt.KeyboardModifier.ShiftModifier and not Qt.Key.Key_A <= key <= Qt.Key.Key_Z:
+            # "+" is Shift+= on many layouts: look it up without the Shift too.
+            names.append(
+                QKeySequence(
+                    QKeyCombination(mods & ~Qt.KeyboardModifier.ShiftModifier, Qt.Key(key))
+                ).toString()
+            )
+        return next((self.keys[n] for n in names if n in self.keys), None)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            return self.handle_key(event)
+        return super().eventFilter(obj, event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self.handle_key(event):
+            super().keyPressEvent(event)
+
+    def handle_key(self, event: QKeyEvent) -> bool:
+        """Run the key's command; any other key only interrupts speech. True when consumed."""
+        command = self.command_for(event)
+        if command is None:
+            if event.key() not in (Qt.Key.Key_Shift, Qt.Key.Key_Alt, Qt.Key.Key_Meta):
+                self.controller.interrupt()
+            return event.key() not in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab, Qt.Key.Key_F10, Qt.Key.Key_Alt)
+        self.run_command(command)
+        return True
+
+    def run_command(self, command: Command) -> None:
+        try:
+            if command in _VIEW_COMMANDS:
+                self.controller.interrupt()
+                {
+                    Command.GO_TO_PAGE: self.ask_page,
+                    Command.OPEN: self.ask_open,
+                    Command.SETTINGS: self.show_settings,
+                    Command.QUIT: self.close,
+                }[command]()
+            else:
+                self.controller.run(command)
+        except Exception:  # a bug in one command must not end reading; say so, log the detail
+            log.exception("command %s failed", command.value)
+            # Translators: said when a command fails unexpectedly; details go to the log.
+            self.controller.say_message(_("That did not work. The details are in the log file."))
+
+    # -- dialogs -----------------------------------------------------------------------
+    def ask_page(self) -> None:
+        if self.controller.book is None:
+            self.controller.run(Command.NEXT_PAGE)  # says that no book is open
+            return
+        dialog = QInputDialog(self)
+        # Translators: title of the go-to-page dialog.
+        dialog.setWindowTitle(_("Go to page"))
+        # Translators: label of the go-to-page box; {count} is the number of pages.
+        dialog.setLabelText(_("Page number, 1 to {count}:").format(count=self.controller.page_count))
+        dialog.setTextValue(str(self.controller.position.page + 1))
+        dialog.textValueSelected.connect(self.controller.go_to_page_text)
+        dialog.finished.connect(lambda _r: self.tree.setFocus())
+        self.goto_dialog = dialog
+        dialog.open()
+
+    def ask_open(self) -> None:
+        # Translators: title of the open-book dialog.
+        dialog = QFileDialog(self, _("Open a comic book"))
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)  # Qt's own dialog is keyboard-complete
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        # Translators: file type filter of the open dialog.
+        dialog.setNameFilters(
+            [_("Comic books ({patterns})").format(patterns=BOOK_FILTER), _("All files (*)")]
+        )
+        dialog.fileSelected.connect(lambda p: self.open_path(Path(p)))
+        self.open_dialog = dialog
+        dialog.open()
+
+    def show_settings(self) -> None:
+        from panelvox.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.controller, self)
+        dialog.finished.connect(lambda _r: self.tree.setFocus())
+        self.settings_dialog = dialog
+        dialog.open()
+
+    def open_path(self, path: Path) -> bool:
+        return self.controller.open(path)
+
+    # -- drag and drop -----------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls = [u for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            event.acceptProposedAction()
+            self.open_path(Path(urls[0].toLocalFile()))
+
+    # -- controller events ---------------------------------------------------------------
+    def on_book_changed(self) -> None:
+        self._images.clear()
+        title = self.controller.title
+        # Translators: the window title with a book open; {title} is the book's.
+        self.setWindowTitle(_("{title} — Panelvox").format(title=title) if title else _("Panelvox"))
+
+    def on_outline(self, outline: PageOutline) -> None:
+        c = self.controller
+        texts = {Position(outline.index): c.position_text(Position(outline.index))}
+        for group in outline.panels:
+            pos = Position(outline.index, group.first, Level.PANEL)
+            texts[pos] = c.position_text(pos)
+            for i in range(group.first, group.last + 1):
+                bpos = Position(outline.index, i, Level.BALLOON)
+                texts[bpos] = c.position_text(bpos)
+        self.tree.show_outline(outline, texts)
+        self._show_image(outline.index)
+
+    def on_position(self, position: Position, *, focus: bool) -> None:
+        outline = self.tree.outline
+        if outline is None or outline.index != position.page:
+            outline = self.controller.outline(position.page)
+            self.on_outline(outline)
+        if focus or not self.controller.moves_by_focus:
+            self.tree.select(position)
+        region = None
+        if 0 <= position.step < len(outline.steps):  # a resumed position waits for its page's analysis
+            if position.level is Level.PANEL:
+                region = outline.panels[outline.group_of(position.step)].bbox
+            elif position.level is Level.BALLOON:
+                region = outline.steps[position.step].bbox
+        self.page_view.set_region(region, (outline.width, outline.height))
+
+    def _tree_moved(self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+        pos = self.tree.position_of(current)
+        if pos is not None:
+            self.controller.go_to(pos)
+
+    # -- pictures ----------------------------------------------------------------------
+    def _show_image(self, page: int) -> None:
+        key = (self.controller_token(), page)
+        cached = self._images.get(key)
+        if cached is not None:
+            self._images.move_to_end(key)
+            self.page_view.set_image(cached.image, cached.error or "")
+            return
+        # Translators: shown in place of the page picture while it loads.
+        self.page_view.set_image(None, _("Loading page {n}…").format(n=page + 1))
+        if callable(self._request_image):
+            self._request_image(page)
+
+    def controller_token(self) -> int:
+        return id(self.controller.book)
+
+    def on_image(self, result: PageImage) -> None:
+        """A page picture arrived from the image thread."""
+        key = (result.token, result.page)
+        self._images[key] = result
+        while len(self._images) > _IMAGE_CACHE:
+            self._images.popitem(last=False)
+        if result.token == self.controller_token() and result.page == self.controller.position.page:
+            self.page_view.set_image(result.image, result.error or "")
+
+    # -- appearance --------------------------------------------------------------------
+    def apply_appearance(self, settings: ReaderSettings) -> None:
+        theme = theme_for(settings.high_contrast)
+        self.setStyleSheet(
+            stylesheet(theme, large_text=settings.large_text, base_point_size=self._base_point_size)
+        )
+        self.page_view.set_theme(theme)
+        self.page_view.set_zoom(settings.zoom)
+
+    def key_help_rows(self) -> list[tuple[str, str]]:
+        return [(b.spoken_keys, b.help) for b in keymap()]
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.controller.interrupt()
+        super().closeEvent(event)

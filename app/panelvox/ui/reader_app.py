@@ -1,0 +1,139 @@
+"""Build and run the reader: speech, analysis workers, controller and window."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from panelvox.analysis.cache import PageAnalyzer
+from panelvox.books import Book
+from panelvox.i18n import _
+from panelvox.narration.prefs import load_prefs
+from panelvox.reader.analysis_jobs import AnalysisJobs, Job, run_job
+from panelvox.reader.reader_controller import ReaderController
+from panelvox.reader.reader_settings import load_reader_settings
+from panelvox.speech.backend import SpeechBackend
+from panelvox.speech.queue import SpeechQueue
+from panelvox.speech.voices import load_manifest
+from panelvox.ui.job_thread import JobThread, PageImage, Poster, Work, load_image
+from panelvox.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+def default_analyzer() -> PageAnalyzer:
+    from panelvox.analysis.pipeline import default_stages
+
+    return PageAnalyzer.with_default_cache(default_stages())
+
+
+@dataclass
+class Reader:
+    """Everything one reader window owns; :meth:`close` releases it all."""
+
+    window: MainWindow
+    controller: ReaderController
+    speech: SpeechQueue
+    analysis_thread: JobThread
+    image_thread: JobThread
+    image_jobs: AnalysisJobs
+    poster: Poster
+
+    def close(self) -> None:
+        self.controller.close()
+        self.image_jobs.close()
+        self.analysis_thread.stop()
+        self.image_thread.stop()
+        self.speech.close()
+
+
+def build_reader(
+    *,
+    backends: list[SpeechBackend] | None = None,
+    backend: str | None = None,
+    analyzer_factory: Callable[[], PageAnalyzer] = default_analyzer,
+    screen_reader: bool | None = None,
+    persist_settings: bool = True,
+) -> Reader:
+    """Make the window and its workers (a QApplication must exist)."""
+    from panelvox.speech.backends.screenreader_backend import screen_reader_running
+    from panelvox.speech.discovery import build_chain
+
+    prefs = load_prefs()
+    if screen_reader is None:
+        screen_reader = screen_reader_running()
+    chain = backends if backends is not None else build_chain(backend or prefs.backend)
+    speech = SpeechQueue(chain)
+    poster = Poster()
+    controller = ReaderController(
+        speech,
+        prefs=prefs,
+        settings=load_reader_settings(),
+        manifest=load_manifest(),
+        post=poster.post,
+        moves_by_focus=screen_reader,
+        persist_settings=persist_settings,
+    )
+    image_jobs = AnalysisJobs()
+
+    def analysis_work() -> Work:
+        analyzer = analyzer_factory()
+        return lambda job: run_job(job, analyzer)
+
+    def image_work() -> Work:
+        return load_image
+
+    analysis_thread = JobThread(controller.jobs, analysis_work)
+    image_thread = JobThread(image_jobs, image_work)
+
+    def request_image(page: int) -> None:
+        book: Book | None = controller.book
+        if book is None:
+            return
+        pages = [p for p in (page, page + 1) if p < book.page_count]
+        image_jobs.set_wanted([Job(id(book), book, p, controller.direction) for p in pages])
+
+    window = MainWindow(controller, request_image=request_image)
+    analysis_thread.done.connect(controller.on_result, Qt.ConnectionType.QueuedConnection)
+    image_thread.done.connect(_on_image(window), Qt.ConnectionType.QueuedConnection)
+    analysis_thread.start()
+    image_thread.start()
+    return Reader(window, controller, speech, analysis_thread, image_thread, image_jobs, poster)
+
+
+def _on_image(window: MainWindow) -> Callable[[object], None]:
+    def deliver(result: object) -> None:
+        if isinstance(result, PageImage):
+            window.on_image(result)
+
+    return deliver
+
+
+def run_reader(book: Path | None = None, *, backend: str | None = None) -> int:
+    """``panelvox`` / ``panelvox read BOOK``: the reader window until it is closed."""
+    os.environ.setdefault("QT_ACCESSIBILITY", "1")
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("panelvox")
+    # Translators: the application's display name.
+    app.setApplicationDisplayName(_("Panelvox"))
+    reader = build_reader(backend=backend)
+    reader.window.show()
+    reader.window.activateWindow()
+    reader.window.tree.setFocus()
+    if book is not None:
+        reader.controller.open(book)
+    else:
+        # Translators: said when the reader starts with no book.
+        reader.controller.say_message(_("Panelvox. Press Control O to open a book, F1 for the keys."))
+    try:
+        return app.exec()
+    finally:
+        reader.close()

@@ -1,0 +1,136 @@
+"""The real window under Xvfb: its accessibility tree over AT-SPI, and Orca speaking it.
+
+Both start the reader in a private D-Bus session with the AT-SPI bus, read the tree with a
+small script for the system python (python3-pyatspi), and use the real default pipeline on
+the drawn sample book. Skipped only where Xvfb, AT-SPI, pyatspi or Orca are missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BOOK = REPO / "assets" / "sample-rtl.cbz"
+TREE_SCRIPT = Path(__file__).parent / "screenreader" / "atspi_tree.py"
+BUS_LAUNCHER = Path("/usr/libexec/at-spi-bus-launcher")
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+BALLOON = "Good morning! Is the train late?"
+SECOND = "It is always late on mondays."
+
+pytestmark = [pytest.mark.screenreader, pytest.mark.slow]
+
+
+def _need(*tools: str) -> None:
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        pytest.skip(f"missing: {', '.join(missing)}")
+    if not BUS_LAUNCHER.exists():
+        pytest.skip("at-spi2-core is not installed")
+    probe = subprocess.run([str(SYSTEM_PYTHON), "-c", "import pyatspi"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("python3-pyatspi is not installed for the system python")
+
+
+def _free_display() -> int:
+    for n in range(90, 200):
+        if not Path(f"/tmp/.X{n}-lock").exists() and not Path(f"/tmp/.X11-unix/X{n}").exists():
+            return n
+    pytest.skip("no free X display number")
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One analysis cache for both tests: the second reuses the first one's page analysis."""
+    return tmp_path_factory.mktemp("analysis-cache")
+
+
+def _session(
+    tmp: Path, cache: Path, *, orca: bool, keys: str, expect: str = ""
+) -> tuple[dict[str, object], str]:
+    """Run the window (and Orca) in a private D-Bus session; the tree as JSON, the Orca log.
+
+    With ``expect``, Orca is given up to 60 s to log that text before it is stopped, so a
+    loaded machine slows the test down instead of failing it.
+    """
+    home = tmp / "home"
+    (home / "run").mkdir(parents=True)
+    (home / "run").chmod(0o700)
+    orca_log = tmp / "orca.out"
+    display = _free_display()
+    panelvox = Path(sys.executable).parent / "panelvox"
+    script = f"""
+set -u
+export HOME={home} XDG_STATE_HOME={home}/state XDG_CONFIG_HOME={home}/config XDG_CACHE_HOME={cache}
+export XDG_RUNTIME_DIR={home}/run DISPLAY=:{display}
+Xvfb :{display} -screen 0 1280x900x24 -nolisten tcp >{tmp}/xvfb.log 2>&1 &
+XVFB=$!
+for i in $(seq 50); do [ -e /tmp/.X11-unix/X{display} ] && break; sleep 0.1; done
+{BUS_LAUNCHER} --launch-immediately >{tmp}/atspi.log 2>&1 &
+BUS=$!
+sleep 1
+ORCA=
+if [ {int(orca)} = 1 ]; then
+  orca -d braille -d speech -u {home}/orca --debug-file {orca_log} >{tmp}/orca.log 2>&1 &
+  ORCA=$!
+  sleep 3
+fi
+QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 QT_QPA_PLATFORM=xcb {panelvox} read {BOOK} --backend silence >{tmp}/app.log 2>&1 &
+APP=$!
+{SYSTEM_PYTHON} {TREE_SCRIPT} --wait 240 --min-items 3 --keys '{keys}' >{tmp}/tree.json
+RC=$?
+if [ -n "$ORCA" ]; then
+  for i in $(seq 600); do grep -qF {json.dumps(expect)} {orca_log} 2>/dev/null && break; sleep 0.1; done
+  sleep 1
+  kill -INT $ORCA
+  for i in $(seq 100); do kill -0 $ORCA 2>/dev/null || break; sleep 0.1; done
+  kill -9 $ORCA 2>/dev/null
+fi
+kill $APP; wait $APP
+kill $BUS $XVFB
+exit $RC
+"""
+    (tmp / "session.sh").write_text(script, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    proc = subprocess.run(
+        ["dbus-run-session", "--", "bash", str(tmp / "session.sh")], env=env, capture_output=True, timeout=420
+    )
+    tree_text = (tmp / "tree.json").read_text(encoding="utf-8") if (tmp / "tree.json").exists() else ""
+    assert proc.returncode == 0, (
+        proc.stderr.decode()[-2000:],
+        tree_text,
+        (tmp / "app.log").read_text()[-2000:],
+    )
+    log = orca_log.read_text(encoding="utf-8", errors="replace") if orca_log.exists() else ""
+    return json.loads(tree_text), log
+
+
+def test_atspi_tree_has_page_panels_and_balloons(tmp_path: Path, shared_cache: Path) -> None:
+    _need("Xvfb", "dbus-run-session")
+    tree, _log = _session(tmp_path, shared_cache, orca=False, keys="")
+    assert tree["found"]
+    items = tree["items"]
+    roles = {role for _level, role, _name in items}
+    assert roles <= {"table cell", "tree item"}, roles  # Qt 6 exposes tree rows as table cells
+    names = [name for _level, _role, name in items]
+    assert names[0].startswith("Page 1: 3 panels")
+    assert f"Panel 1. Character 1: {BALLOON}" in names
+    assert f"Character 1: {BALLOON}" in names  # the balloon item: exactly what is spoken
+    assert any(SECOND in n for n in names)
+    assert tree["focused"] == names[0]
+
+
+def test_orca_speaks_the_balloons(tmp_path: Path, shared_cache: Path) -> None:
+    _need("Xvfb", "dbus-run-session", "orca")
+    tree, log = _session(tmp_path, shared_cache, orca=True, keys="Right,Right", expect=SECOND)
+    spoken = [line for line in log.splitlines() if "SPEECH OUTPUT:" in line]
+    assert spoken, log[-3000:]
+    assert any(BALLOON in line for line in spoken), spoken
+    assert any(SECOND in line for line in spoken), spoken
+    assert SECOND in (tree["focused"] or "")
