@@ -36,6 +36,8 @@ def _setup_logging(verbose: bool) -> None:
     console.setLevel(logging.DEBUG if verbose else logging.CRITICAL + 1)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     root.addHandler(console)
+    # Library warnings (e.g. Pillow on a damaged TIFF) are details for the log, not the user.
+    logging.captureWarnings(True)
     try:
         logdir = state_dir()
         logdir.mkdir(parents=True, exist_ok=True)
@@ -53,6 +55,67 @@ def _cmd_info(args: argparse.Namespace) -> int:
     return print_info(args.book, direction=args.direction)
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from panelvox.eval.command import run_command
+
+    return run_command(
+        args.dataset,
+        args.stage,
+        limit=args.limit,
+        out=args.out,
+        overlays=args.overlays,
+        narrations=args.narrations,
+    )
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    from panelvox.analysis.analyze_cmd import run_analyze
+
+    return run_analyze(
+        args.book, args.page, as_json=args.json, overlay=args.overlay, direction=args.direction
+    )
+
+
+def _cmd_narrate(args: argparse.Namespace) -> int:
+    from panelvox.export.narrate_cmd import NarrateOptions, parse_pages, run_narrate
+    from panelvox.model import ReadingDirection
+    from panelvox.narration.prefs import Verbosity
+
+    return run_narrate(
+        NarrateOptions(
+            book=args.book,
+            pages=parse_pages(args.page, args.pages),
+            speak=args.speak,
+            text=args.text,
+            wav=args.wav,
+            audio_dir=args.audio,
+            audio_format=args.format,
+            backend=args.backend,
+            direction=ReadingDirection(args.direction) if args.direction else None,
+            verbosity=Verbosity(args.verbosity) if args.verbosity else None,
+            skip_sfx=args.no_sfx,
+        )
+    )
+
+
+def _cmd_read(args: argparse.Namespace) -> int:
+    from panelvox.ui.reader_app import run_reader
+
+    return run_reader(getattr(args, "book", None), backend=getattr(args, "backend", None))
+
+
+def _book_first(argv: list[str], commands: set[str]) -> list[str]:
+    """``panelvox BOOK`` means ``panelvox read BOOK``: a first argument that is an existing
+    file or folder and not a subcommand opens the book."""
+    for i, arg in enumerate(argv):
+        if arg.startswith("-"):
+            continue
+        if arg not in commands and Path(arg).exists():
+            return [*argv[:i], "read", *argv[i:]]
+        break
+    return argv
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="panelvox",
@@ -68,17 +131,95 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--direction", choices=["ltr", "rtl", "ttb-rtl"], help=_("override reading direction"))
     p.set_defaults(handler=_cmd_info)
 
+    p = sub.add_parser("eval", help=_("measure the page analysis on annotated pages"))
+    p.add_argument(
+        "dataset",
+        # Translators: help for the dataset argument of `panelvox eval`.
+        help=_("a dataset folder or file, or cib, openmantra, iabc, comic-ocr or all"),
+    )
+    p.add_argument(
+        "--stage",
+        choices=["panels", "text", "order", "speakers", "all"],
+        default="all",
+        help=_("which part of the analysis to measure"),
+    )
+    p.add_argument("--limit", type=int, metavar="N", help=_("measure at most N pages per dataset"))
+    p.add_argument("--out", type=Path, metavar="DIR", help=_("where metrics.json and report.md go"))
+    p.add_argument(
+        "--overlays", action="store_true", help=_("also write each page with true and found boxes")
+    )
+    p.add_argument(
+        "--narrations",
+        type=Path,
+        metavar="DIR",
+        # Translators: help for --narrations of `panelvox eval`; PAGE is a page's id.
+        help=_("score generated narrations DIR/PAGE.txt for quoting text that is not on the page"),
+    )
+    p.set_defaults(handler=_cmd_eval)
+
+    p = sub.add_parser("analyze", help=_("analyse one page: panels and text in reading order"))
+    p.add_argument("book", type=Path)
+    # Translators: help for --page of `panelvox analyze`.
+    p.add_argument("--page", type=int, default=1, metavar="N", help=_("page number, from 1"))
+    p.add_argument("--json", action="store_true", help=_("print the page as JSON (panelvox.page/1)"))
+    p.add_argument(
+        "--overlay",
+        type=Path,
+        metavar="PNG",
+        # Translators: help for --overlay of `panelvox analyze`.
+        help=_("also save the page with panels and text blocks outlined and numbered"),
+    )
+    p.add_argument("--direction", choices=["ltr", "rtl", "ttb-rtl"], help=_("override reading direction"))
+    p.set_defaults(handler=_cmd_analyze)
+
+    # Translators: help for `panelvox narrate`.
+    p = sub.add_parser("narrate", help=_("print, speak or record what is on the pages"))
+    p.add_argument("book", type=Path)
+    which = p.add_mutually_exclusive_group()
+    # Translators: help for --page of `panelvox narrate`.
+    which.add_argument("--page", type=int, metavar="N", help=_("only page N (from 1)"))
+    # Translators: help for --pages of `panelvox narrate`.
+    which.add_argument("--pages", metavar="A-B", help=_("only pages A to B"))
+    p.add_argument("--speak", action="store_true", help=_("read the pages aloud"))
+    p.add_argument("--text", action="store_true", help=_("print the script (the default)"))
+    dest = p.add_mutually_exclusive_group()
+    # Translators: help for --wav of `panelvox narrate`.
+    dest.add_argument("--wav", type=Path, metavar="FILE", help=_("write one audio file (.wav or .ogg)"))
+    # Translators: help for --audio of `panelvox narrate`.
+    dest.add_argument("--audio", type=Path, metavar="DIR", help=_("write one audio file per page into DIR"))
+    p.add_argument("--format", choices=["wav", "ogg"], default="wav", help=_("file type for --audio"))
+    # Translators: help for --backend of `panelvox narrate`.
+    p.add_argument(
+        "--backend", metavar="NAME", help=_("speech output: piper, pyttsx3, screenreader, silence")
+    )
+    p.add_argument(
+        "--verbosity", choices=["terse", "normal", "full"], help=_("how much is said around the text")
+    )
+    p.add_argument("--no-sfx", action="store_true", help=_("skip sound effects"))
+    p.add_argument("--direction", choices=["ltr", "rtl", "ttb-rtl"], help=_("override reading direction"))
+    p.set_defaults(handler=_cmd_narrate)
+
+    # Translators: help for `panelvox read`.
+    p = sub.add_parser("read", help=_("open the reader window (on BOOK when given)"))
+    p.add_argument("book", type=Path, nargs="?")
+    # Translators: help for --backend of `panelvox read`.
+    p.add_argument(
+        "--backend", metavar="NAME", help=_("speech output: screenreader, piper, pyttsx3, silence")
+    )
+    p.set_defaults(handler=_cmd_read)
+
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    args = parser.parse_args(_book_first(argv, set(sub.choices)))
     _setup_logging(args.verbose)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
-        return 0
+        handler = _cmd_read  # `panelvox` alone opens the reader window
     try:
         return handler(args)
     except PanelvoxError as exc:
@@ -87,6 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `panelvox info BOOK | head`: the reader stopped listening; that is not an error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except Exception:
         log.exception("unexpected error in %s", args.command)
         # Translators: printed when something unexpected fails; details are in the log.

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from panelvox.cli import main
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("info", "analyze", "narrate", "eval", "read"):
+        assert command in out
+
+
+def test_missing_book_is_one_plain_sentence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", str(tmp_path / "nope.cbz")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err and "\n" not in err
+    assert "Traceback" not in err
+
+
+def test_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
+    """`panelvox info BOOK | head` must not print "Something went wrong"."""
+    book = tmp_path / "book.cbz"
+    # Enough pages that the page list overflows the pipe buffer after head has gone.
+    png = io.BytesIO()
+    Image.new("RGB", (4, 4), "white").save(png, "PNG")
+    with zipfile.ZipFile(book, "w") as zf:
+        for i in range(3000):
+            zf.writestr(f"a-rather-long-page-name-to-fill-the-pipe-{i:05d}.png", png.getvalue())
+    env_home = {"XDG_STATE_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        f"'{sys.executable}' -m panelvox.cli info '{book}' | head -c 5",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=env_home,
+        check=False,
+        timeout=60,
+    )
+    assert proc.stdout == "Title"  # the book's title line starts the output
+    assert proc.stderr == ""
