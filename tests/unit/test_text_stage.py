@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from panelvox.analysis.pipeline import empty_analysis
-from panelvox.analysis.text_stage import TextStage, _stray_script
+from panelvox.analysis.text_stage import TextStage, _is_noise, _stray_script
 from panelvox.errors import ModelUnavailable
 from panelvox.model import ReadingDirection
 from panelvox.models.ocr import (
@@ -160,3 +160,8 @@ def test_lines_lost_by_the_loose_pass_are_added_and_duplicates_dropped() -> None
     assert len(out) == 4
     assert any(int(d.quad[:, 0].min()) == 500 for d in out)
     assert len(dedupe([*out, _det(0, 0, 100, 21, 0.1)])) == 4
+
+
+def test_lone_letters_that_are_no_word_are_noise() -> None:
+    assert _is_noise("C") and _is_noise("...") and _is_noise("c!")
+    assert not _is_noise("I") and not _is_noise("A!") and not _is_noise("7") and not _is_noise("OK")

@@ -23,9 +23,17 @@ DETECTOR = "rapidocr"
 STAGE = "text"
 
 
+#: the Latin letters that are words on their own
+_ONE_LETTER_WORDS = frozenset("AIOaio")
+
+
 def _is_noise(text: str) -> bool:
-    """Text with no letter or digit in it (specks read as "." or "-")."""
-    return not any(c.isalnum() for c in text)
+    """Text with no letter or digit in it (specks read as "." or "-"), or a lone Latin
+    letter that is no word ("C": one letter of a sound effect drawn letter by letter)."""
+    core = [c for c in text if c.isalnum()]
+    if not core:
+        return True
+    return len(core) == 1 and core[0].isascii() and core[0].isalpha() and core[0] not in _ONE_LETTER_WORDS
 
 
 def _stray_script(scripts: list[str], scores: list[float], sure: float = 0.9) -> set[int]:
