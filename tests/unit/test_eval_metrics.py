@@ -105,6 +105,16 @@ def test_ocr_unknown_text_match_is_dont_care_for_end_to_end() -> None:
     assert math.isnan(r.mean_similarity)
 
 
+def test_page_with_no_known_text_adds_nothing_to_end_to_end() -> None:
+    """Untranscribed pages measure detection only: unannotated lines read there are no e2e errors."""
+    r = ocr_counts([(A, "HELLO"), (B, "a line nobody boxed")], [(A, None)])
+    assert r.detection == Counts(1, 2, 1)
+    assert r.end_to_end == Counts(0, 0, 0)
+    # one known text on the page: the extra prediction counts against end-to-end precision again
+    r = ocr_counts([(A, "HELLO"), (B, "a line nobody boxed")], [(A, "hello"), (C, None)])
+    assert r.end_to_end == Counts(1, 2, 1)
+
+
 def test_repeated_segments_are_dropped() -> None:
     texts = ["ha"] * 11 + ["ho"] * 10 + ["x"]
     kept = drop_repeated(texts)

@@ -174,8 +174,10 @@ def ocr_counts(pred: Sequence[tuple[BBox, str]], true: Sequence[tuple[BBox, str 
     A prediction matches a true box at IoU > 0.5 (one-to-one). Detection counts every box.
     End-to-end also needs the normalised texts to be equal; a true box whose text is
     unknown (``None``) is "don't care" there: it and the prediction matched to it are left
-    out of the end-to-end counts (but not of detection). Predicted texts repeated more than
-    ten times on the page are dropped first.
+    out of the end-to-end counts (but not of detection). A page whose true texts are all
+    unknown cannot measure recognition at all, so it adds nothing to the end-to-end counts
+    (otherwise every line it really holds but nobody transcribed would count as a false
+    positive). Predicted texts repeated more than ten times on the page are dropped first.
     """
     keep = drop_repeated([t for _, t in pred])
     pred = [pred[i] for i in keep]
@@ -194,7 +196,10 @@ def ocr_counts(pred: Sequence[tuple[BBox, str]], true: Sequence[tuple[BBox, str 
         e2e_tp += int(a == b)
         sim_sum += 1.0 - ned(a, b)
         sim_n += 1
-    e2e = Counts(e2e_tp, len(pred) - len(dont_care_pred), len(true) - len(dont_care_true))
+    if len(dont_care_true) == len(true) and true:
+        e2e = Counts(0, 0, 0)
+    else:
+        e2e = Counts(e2e_tp, len(pred) - len(dont_care_pred), len(true) - len(dont_care_true))
     return OcrCounts(det, e2e, sim_sum, sim_n)
 
 
