@@ -104,6 +104,50 @@ def _cmd_read(args: argparse.Namespace) -> int:
     return run_reader(getattr(args, "book", None), backend=getattr(args, "backend", None))
 
 
+def _cmd_models(args: argparse.Namespace) -> int:
+    from panelvox.narration.describe_cmd import run_models
+
+    return run_models(
+        args.action,
+        model=args.model,
+        mmproj=args.mmproj,
+        name=args.name,
+        license=args.license,
+        quick=args.quick,
+    )
+
+
+def _cmd_describe(args: argparse.Namespace) -> int:
+    from panelvox.narration.describe_cmd import DescribeOptions, run_describe
+    from panelvox.narration.vlm_backend import Device
+
+    return run_describe(
+        DescribeOptions(
+            book=args.book,
+            page=args.page,
+            panel=args.panel,
+            model=args.model,
+            samples=args.samples,
+            drop_flagged=args.drop_flagged,
+            device=Device(args.device),
+            as_json=args.json,
+            narration=args.narration,
+        )
+    )
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from panelvox.narration.describe_cmd import run_ask
+
+    return run_ask(args.book, args.page, args.question, model=args.model, use_model=not args.no_model)
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    from panelvox.doctor import run_doctor
+
+    return run_doctor(speak=args.speak, backend=args.backend)
+
+
 def _book_first(argv: list[str], commands: set[str]) -> list[str]:
     """``panelvox BOOK`` means ``panelvox read BOOK``: a first argument that is an existing
     file or folder and not a subcommand opens the book."""
@@ -207,6 +251,55 @@ def build_parser() -> argparse.ArgumentParser:
         "--backend", metavar="NAME", help=_("speech output: screenreader, piper, pyttsx3, silence")
     )
     p.set_defaults(handler=_cmd_read)
+
+    # Translators: help for `panelvox models`.
+    p = sub.add_parser("models", help=_("list, add or check description models (GGUF)"))
+    p.add_argument("action", choices=["list", "add", "check", "remove"])
+    p.add_argument("model", type=Path, nargs="?", metavar="MODEL.gguf")
+    # Translators: help for --mmproj of `panelvox models add`.
+    p.add_argument(
+        "--mmproj", type=Path, metavar="MMPROJ.gguf", help=_("the image encoder of a vision model")
+    )
+    p.add_argument("--name", help=_("the name to list the model under"))
+    p.add_argument("--license", help=_("the model's license, for the list"))
+    # Translators: help for --quick of `panelvox models check`.
+    p.add_argument("--quick", action="store_true", help=_("check sizes and headers, not sha256"))
+    p.set_defaults(handler=_cmd_models)
+
+    # Translators: help for `panelvox describe`.
+    p = sub.add_parser("describe", help=_("describe a page's panels with a local model, checked"))
+    p.add_argument("book", type=Path)
+    p.add_argument("--page", type=int, default=1, metavar="N", help=_("page number, from 1"))
+    # Translators: help for --panel of `panelvox describe`.
+    p.add_argument("--panel", type=int, metavar="K", help=_("only panel K of the page (reading order)"))
+    p.add_argument("--model", metavar="NAME", help=_("the model to use (see panelvox models list)"))
+    # Translators: help for --samples of `panelvox describe`.
+    p.add_argument("--samples", type=int, default=3, help=_("answers drawn per panel to check agreement"))
+    # Translators: help for --drop-flagged of `panelvox describe`.
+    p.add_argument("--drop-flagged", action="store_true", help=_("leave out uncertain claims"))
+    p.add_argument("--device", choices=["auto", "cpu", "gpu"], default="auto", help=_("where the model runs"))
+    p.add_argument("--json", action="store_true", help=_("print every claim with its flags as JSON"))
+    # Translators: help for --narration of `panelvox describe`.
+    p.add_argument("--narration", action="store_true", help=_("print one narration of the whole page"))
+    p.set_defaults(handler=_cmd_describe)
+
+    # Translators: help for `panelvox ask`.
+    p = sub.add_parser("ask", help=_("ask a question about a page"))
+    p.add_argument("book", type=Path)
+    p.add_argument("--page", type=int, default=1, metavar="N", help=_("page number, from 1"))
+    p.add_argument("--model", metavar="NAME", help=_("the model to use (see panelvox models list)"))
+    # Translators: help for --no-model of `panelvox ask`.
+    p.add_argument("--no-model", action="store_true", help=_("answer from the page analysis only"))
+    p.add_argument("question", nargs="+")
+    p.set_defaults(handler=_cmd_ask)
+
+    # Translators: help for `panelvox doctor`.
+    p = sub.add_parser("doctor", help=_("say what this computer offers: graphics card, voices, models"))
+    # Translators: help for --speak of `panelvox doctor`.
+    p.add_argument("--speak", action="store_true", help=_("also read the findings aloud"))
+    # Translators: help for --backend of `panelvox doctor`.
+    p.add_argument("--backend", metavar="NAME", help=_("speech output for --speak"))
+    p.set_defaults(handler=_cmd_doctor)
 
     return parser
 

@@ -1,0 +1,457 @@
+"""The verifier: every claim a model makes about a panel is checked against the page.
+
+The four hallucination types of the page-narration study are flagged, each flag with its
+evidence (for the log and for the eval):
+
+1. QUOTE — quoting text that is not there: any quoted or reported ("X says that ...")
+   dialogue must fuzzily match text the OCR found on the page; otherwise the claim is dropped.
+2. MISATTRIBUTION — "X says ..." must agree with the speaker stage about the balloon it matches.
+3. SCENERY — objects, setting and summary: agreement across samples (self-consistency) and
+   the model's token probabilities; low agreement is flagged as uncertain.
+4. CHARACTER — the number of characters must agree with the detections, names with the
+   known names, and attributes (appearance, expression, posture, action) with the other samples.
+
+Flagged claims are then dropped or spoken with the uncertainty cue (the user's choice,
+:class:`FlaggedPolicy`); a QUOTE flag always drops.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from enum import Enum
+
+from panelvox.model import BalloonKind, PageAnalysis
+from panelvox.narration.describe import Claim, ClaimKind, PanelClaims, PanelDescription, known_names
+from panelvox.narration.script import speaker_names
+
+
+class Hallucination(Enum):
+    QUOTE = "quote-not-on-page"
+    MISATTRIBUTION = "misattribution"
+    SCENERY = "object-scenery"
+    CHARACTER = "character-description"
+
+    @property
+    def flag(self) -> str:
+        """The string put in ``Utterance.flags``."""
+        return f"hallucination:{self.value}"
+
+
+class Decision(Enum):
+    KEEP = "keep"
+    UNCERTAIN = "uncertain"
+    DROP = "drop"
+
+
+class FlaggedPolicy(Enum):
+    """What happens to a claim flagged as uncertain (the user's choice)."""
+
+    CUE = "cue"  # spoken with the uncertainty cue
+    DROP = "drop"  # not spoken
+
+
+@dataclass(frozen=True, slots=True)
+class HallucinationFlag:
+    type: Hallucination
+    evidence: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedClaim:
+    claim: Claim
+    decision: Decision
+    flags: tuple[HallucinationFlag, ...] = ()
+    agreement: float | None = None  # share of other samples that say the same; None: one sample
+    confidence: float = 1.0
+
+    @property
+    def spoken(self) -> bool:
+        return self.decision is not Decision.DROP
+
+
+@dataclass(frozen=True, slots=True)
+class VerifiedPanel:
+    panel_id: str
+    panel_number: int
+    claims: tuple[VerifiedClaim, ...]
+
+    def kept(self, policy: FlaggedPolicy = FlaggedPolicy.CUE) -> list[VerifiedClaim]:
+        if policy is FlaggedPolicy.DROP:
+            return [c for c in self.claims if c.decision is Decision.KEEP]
+        return [c for c in self.claims if c.spoken]
+
+    @property
+    def flags(self) -> list[HallucinationFlag]:
+        return [f for c in self.claims for f in c.flags]
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyConfig:
+    quote_threshold: float = 0.8  # fuzzy match of a quote against page text
+    paraphrase_threshold: float = 0.5  # content-word overlap of reported speech with a balloon
+    agreement_threshold: float = 0.5  # share of other samples that must agree
+    similar: float = 0.4  # Dice similarity of content words for "the same claim"
+    prob_threshold: float = 0.25  # geometric-mean token probability below which a claim is unsure
+    min_quote_chars: int = 4
+
+
+# -- text helpers ----------------------------------------------------------------------------------
+_QUOTES = re.compile(
+    r"\"([^\"]+)\"|“([^”]+)”|„([^“”]+)[“”]|«\s*([^»]+?)\s*»|「([^」]+)」|『([^』]+)』|‘([^’]+)’"
+    r"|(?<![\w'])'([^']+?)'(?![\w'])"
+)
+# verbs whose object is what was said ("says that ...", "asks: ...")
+_CONTENT_VERBS = (
+    r"says?|said|asks?|asked|shouts?|shouted|yells?|yelled|screams?|screamed|replies|replied|"
+    r"whispers?|whispered|exclaims?|exclaimed|mutters?|muttered|tells?|told|cries|cried|"
+    r"answers?|answered|thinks?|thought|announces?|announced"
+)
+# verbs that only say someone speaks ("Steenie talks to Dougal")
+_BARE_VERBS = r"speaks?|spoke|talks?|talked|calls?|called|chats?|chatted"
+_REPORTED = re.compile(
+    rf"(?P<who>[\w][\w .'-]{{0,40}}?)\s+(?:(?P<content>{_CONTENT_VERBS})|{_BARE_VERBS})\b"
+    rf"(?(content)(?:\s+(?:to\s+)?\w+(?=\s*[:,]|\s+that\b))?(?:\s*[:,]\s*|\s+that\s+|\s+)"
+    rf"(?P<what>[\"“‘«「][^\"”’»」]*[\"”’»」]?|[^.!?;]*)|)",
+    re.IGNORECASE,
+)
+_STOP_WORDS = (
+    "a an the and or but of in on at to with from by for is are was were be being been it its "
+    "this that these those there here he she they them his her their him we you i me my our "
+    "your as into onto over under up down out off very some one two who what which while"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[‘’`´]", "'", text)
+    text = re.sub(r"[^\w' ]+", " ", text)
+    return " ".join(text.split())
+
+
+def content_words(text: str) -> set[str]:
+    out = set()
+    for w in normalize(text).split():
+        w = w.strip("'")
+        if len(w) > 1 and w not in _STOP:
+            out.add(w[:-1] if len(w) > 3 and w.endswith("s") else w)
+    return out
+
+
+def dice(a: str, b: str) -> float:
+    wa, wb = content_words(a), content_words(b)
+    if not wa or not wb:
+        return 1.0 if normalize(a) == normalize(b) else 0.0
+    return 2 * len(wa & wb) / (len(wa) + len(wb))
+
+
+def partial_ratio(quote: str, text: str) -> float:
+    """Best similarity of ``quote`` to a run of words of ``text`` of about its length."""
+    q, t = normalize(quote), normalize(text)
+    if not q or not t:
+        return 0.0
+    if q in t:
+        return 1.0
+    qw, tw = q.split(), t.split()
+    best = SequenceMatcher(None, q, t, autojunk=False).ratio() if len(tw) <= len(qw) else 0.0
+    for size in {max(1, len(qw) - 1), len(qw), len(qw) + 1}:
+        for i in range(max(1, len(tw) - size + 1)):
+            window = " ".join(tw[i : i + size])
+            best = max(best, SequenceMatcher(None, q, window, autojunk=False).ratio())
+    return best
+
+
+def extract_quotes(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _QUOTES.finditer(text)]
+
+
+def reported_speech(text: str) -> list[tuple[str, str]]:
+    """(speaker words, what is said) for each "X says ..." in ``text``."""
+    out = []
+    for m in _REPORTED.finditer(text):
+        who = m.group("who").strip()
+        # keep the last few words before the verb: "In the street, Steenie says" -> "Steenie"
+        who = " ".join(who.split()[-3:])
+        out.append((who, (m.group("what") or "").strip()))
+    return out
+
+
+# -- the checks -------------------------------------------------------------------------------------
+@dataclass
+class _Page:
+    analysis: PageAnalysis
+    panel_id: str
+    names: dict[str, str]  # character id -> name
+    speakers: dict[str, str]  # character id -> spoken name
+
+    def texts(self) -> list[tuple[str, str]]:
+        """(block id, text) of every text block on the page (dialogue comes from the OCR)."""
+        return [(b.id, b.text) for b in self.analysis.blocks_in_order() if b.text.strip()]
+
+    def best_block(self, quote: str) -> tuple[str | None, float]:
+        scored = [(bid, partial_ratio(quote, text)) for bid, text in self.texts()]
+        if not scored:
+            return None, 0.0
+        return max(scored, key=lambda s: s[1])
+
+    def paraphrase_block(self, what: str) -> tuple[str | None, float]:
+        words = content_words(what)
+        if not words:
+            return None, 1.0
+        scored = [(bid, len(words & content_words(t)) / len(words)) for bid, t in self.texts()]
+        return max(scored, key=lambda s: s[1]) if scored else (None, 0.0)
+
+    def all_names(self) -> set[str]:
+        return {n.casefold() for n in (*self.names.values(), *self.speakers.values())}
+
+    def character_for(self, who: str) -> str | None:
+        """The character id a subject names ("Steenie", "character 2"), None when unknown."""
+        w = who.casefold()
+        for cid, name in (*self.names.items(), *self.speakers.items()):
+            if name.casefold() in w.split() or name.casefold() == w or w.endswith(name.casefold()):
+                return cid
+        return None
+
+    def detected_in_panel(self) -> int:
+        chars = [c for c in self.analysis.characters if c.panel == self.panel_id]
+        bodies = [c for c in chars if c.kind == "body"]
+        # a face inside a detected body is the same person
+        faces = [
+            f for f in chars if f.kind == "face" and not any(f.bbox.coverage_by(b.bbox) > 0.6 for b in bodies)
+        ]
+        return len(bodies) + len(faces)
+
+    @property
+    def characters_ran(self) -> bool:
+        return any(s.startswith("characters") for s in self.analysis.stages)
+
+
+def _check_text(claim: Claim, page: _Page, cfg: VerifyConfig) -> list[HallucinationFlag]:
+    """Types 1 and 2 (and unknown names, type 4) on one claim's text."""
+    flags: list[HallucinationFlag] = []
+    for quote in extract_quotes(claim.text):
+        if len(normalize(quote)) < cfg.min_quote_chars:
+            continue
+        nearest, score = page.best_block(quote)
+        if score < cfg.quote_threshold:
+            flags.append(
+                HallucinationFlag(
+                    Hallucination.QUOTE,
+                    f"quote {quote!r} matches no text on the page (best {score:.2f}"
+                    + (f" with {nearest})" if nearest else ", no text found)"),
+                )
+            )
+    for who, what in reported_speech(claim.text):
+        block: str | None = None
+        quoted = extract_quotes(what)
+        if quoted:
+            # the quote itself was checked above; here it only tells which balloon is meant
+            found, score = page.best_block(quoted[0])
+            block = found if score >= cfg.quote_threshold else None
+        elif len(normalize(what)) >= cfg.min_quote_chars:
+            found, score = page.paraphrase_block(what)
+            if score >= cfg.paraphrase_threshold:
+                block = found
+            else:
+                flags.append(
+                    HallucinationFlag(
+                        Hallucination.QUOTE,
+                        f"reported speech {what!r} matches no text on the page (best overlap {score:.2f})",
+                    )
+                )
+        flags.extend(_check_attribution(who, block, page))
+    return flags
+
+
+def _check_attribution(who: str, block: str | None, page: _Page) -> list[HallucinationFlag]:
+    char = page.character_for(who)
+    if char is None:
+        # "he says", "the old man says": no name to hold against the speaker stage
+        return []
+    kind = next((b.kind for b in page.analysis.blocks if b.id == block), None)
+    if block is not None and kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
+        return []  # "the sign says EXIT": lettering nobody speaks
+    if block is not None:
+        link = page.analysis.speaker_of(block)
+        said_by = page.speakers.get(link.character) if link and link.character else None
+        if link is None or link.character is None:
+            return [
+                HallucinationFlag(
+                    Hallucination.MISATTRIBUTION,
+                    f"{who!r} is said to speak {block}, whose speaker the page analysis does not know",
+                )
+            ]
+        if char != link.character:
+            return [
+                HallucinationFlag(
+                    Hallucination.MISATTRIBUTION,
+                    f"{block} is attributed to {said_by or link.character} "
+                    f"({link.reason.value}, {link.confidence:.2f}), not {who!r}",
+                )
+            ]
+        return []
+    # no matching balloon: the subject must at least speak in this panel
+    speaking = {
+        link.character
+        for b in page.analysis.blocks_of(page.panel_id)
+        if b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT)
+        and (link := page.analysis.speaker_of(b.id)) is not None
+        and link.character is not None
+    }
+    if char not in speaking:
+        return [
+            HallucinationFlag(
+                Hallucination.MISATTRIBUTION,
+                f"{who!r} is said to speak, but the speaker stage has no balloon of theirs in this panel",
+            )
+        ]
+    return []
+
+
+def _agreement(
+    claim: Claim, others: Sequence[PanelClaims], primary: PanelClaims, cfg: VerifyConfig
+) -> float | None:
+    if not others:
+        return None
+    votes = 0
+    for sample in others:
+        if claim.kind.attribute:
+            # compare with the same attribute of the most similar character in that sample
+            who = primary.who(claim.character or 0)
+            indices = {c.character for c in sample.of(ClaimKind.CHARACTER)}
+            match = max(indices, key=lambda i: dice(who, sample.who(i or 0)), default=None)
+            pool = [c for c in sample.of(claim.kind) if c.character == match]
+        else:
+            pool = sample.of(claim.kind)
+        if any(dice(claim.text, c.text) >= cfg.similar for c in pool):
+            votes += 1
+    return votes / len(others)
+
+
+def verify_panel(
+    description: PanelDescription,
+    analysis: PageAnalysis,
+    names: Mapping[str, str] | None = None,
+    config: VerifyConfig = VerifyConfig(),
+) -> VerifiedPanel:
+    """Check the first sample's claims against the page and the other samples."""
+    facts = description.facts
+    if not description.samples:
+        return VerifiedPanel(facts.panel_id, facts.panel_number, ())
+    primary, others = description.samples[0], description.samples[1:]
+    page = _Page(analysis, facts.panel_id, known_names(analysis, names), speaker_names(analysis, names))
+    out: list[VerifiedClaim] = []
+    char_flags = _character_count_flags(primary, page)
+    for claim in primary.claims:
+        flags = _check_text(claim, page, config)
+        agreement = _agreement(claim, others, primary, config)
+        if claim.kind is ClaimKind.CHARACTER:
+            flags.extend(char_flags.get(claim.character or 0, []))
+            flags.extend(_name_flags(claim.text, page))
+        elif claim.kind.attribute:
+            # an attribute of a character that is itself in doubt is in doubt too
+            flags.extend(char_flags.get(claim.character or 0, []))
+        doubt = _doubt(claim, agreement, config)
+        if doubt:
+            about_character = claim.kind.attribute or claim.kind is ClaimKind.CHARACTER
+            kind = Hallucination.CHARACTER if about_character else Hallucination.SCENERY
+            flags.append(HallucinationFlag(kind, doubt))
+        if claim.kind in (ClaimKind.SUMMARY, ClaimKind.ACTION, ClaimKind.SETTING):
+            flags.extend(_name_flags(claim.text, page))
+        decision = Decision.KEEP
+        if flags:
+            quote = any(f.type is Hallucination.QUOTE for f in flags)
+            decision = Decision.DROP if quote else Decision.UNCERTAIN
+        confidence = min(x for x in (1.0, agreement, claim.prob) if x is not None)
+        out.append(VerifiedClaim(claim, decision, tuple(_dedupe(flags)), agreement, confidence))
+    return VerifiedPanel(facts.panel_id, facts.panel_number, tuple(out))
+
+
+def _doubt(claim: Claim, agreement: float | None, cfg: VerifyConfig) -> str:
+    parts = []
+    if agreement is not None and agreement < cfg.agreement_threshold:
+        parts.append(f"agreement {agreement:.2f} across samples")
+    if claim.prob is not None and claim.prob < cfg.prob_threshold:
+        parts.append(f"token probability {claim.prob:.2f}")
+    if agreement is None and claim.prob is None:
+        parts.append("one sample and no token probabilities: cannot be checked")
+    return ", ".join(parts)
+
+
+def _character_count_flags(primary: PanelClaims, page: _Page) -> dict[int, list[HallucinationFlag]]:
+    claimed = sorted({c.character or 0 for c in primary.of(ClaimKind.CHARACTER)})
+    if not claimed:
+        return {}
+    if not page.characters_ran:
+        flag = HallucinationFlag(
+            Hallucination.CHARACTER, "no character detection ran: the count cannot be checked"
+        )
+        return {i: [flag] for i in claimed}
+    detected = page.detected_in_panel()
+    if len(claimed) <= detected:
+        return {}
+    # the characters described beyond the detected count are the doubtful ones
+    flag = HallucinationFlag(
+        Hallucination.CHARACTER, f"{len(claimed)} characters described, {detected} detected in the panel"
+    )
+    return {i: [flag] for i in claimed[detected:]}
+
+
+def _name_flags(text: str, page: _Page) -> list[HallucinationFlag]:
+    known = page.all_names()
+    flags = []
+    for word in re.findall(r"\b[A-Z][a-z]{2,}\b", text):
+        if word.casefold() in known or word.casefold() in _STOP or word.casefold() in _COMMON_CAPS:
+            continue
+        flags.append(
+            HallucinationFlag(Hallucination.CHARACTER, f"name {word!r} is not a known name on this page")
+        )
+    for cid, name in page.names.items():
+        if re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE):
+            present = any(c.id == cid and c.panel == page.panel_id for c in page.analysis.characters)
+            if not present:
+                flags.append(
+                    HallucinationFlag(Hallucination.CHARACTER, f"{name} is not detected in this panel")
+                )
+    return flags
+
+
+# capitalised words that are not names: sentence starts of a description
+_COMMON_CAPS_WORDS = (
+    "a an the he she they his her their it its in on at with two three several one some man "
+    "woman boy girl person people character characters panel background foreground inside "
+    "outside night day"
+)
+_COMMON_CAPS = frozenset(_COMMON_CAPS_WORDS.split())
+
+
+def _dedupe(flags: Sequence[HallucinationFlag]) -> list[HallucinationFlag]:
+    seen: set[tuple[Hallucination, str]] = set()
+    out = []
+    for f in flags:
+        if (f.type, f.evidence) not in seen:
+            seen.add((f.type, f.evidence))
+            out.append(f)
+    return out
+
+
+def verify_narration(
+    text: str, analysis: PageAnalysis, config: VerifyConfig = VerifyConfig()
+) -> tuple[str, list[HallucinationFlag]]:
+    """Free text (a one-shot model narration): sentences quoting text not on the page are removed."""
+    page = _Page(analysis, "", known_names(analysis), speaker_names(analysis))
+    kept, flags = [], []
+    for sentence in re.split(r"(?<=[.!?…])\s+", text.strip()):
+        found = [
+            f
+            for f in _check_text(Claim(ClaimKind.SUMMARY, sentence), page, config)
+            if f.type is Hallucination.QUOTE
+        ]
+        flags.extend(found)
+        if not found:
+            kept.append(sentence)
+    return " ".join(kept), flags
