@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 from panelvox import __version__
 from panelvox.analysis.pipeline import Image, Stage, analyze_page
 from panelvox.errors import SchemaError
+from panelvox.jsonfile import write_json_atomic
 from panelvox.model import PageAnalysis, ReadingDirection
 
 log = logging.getLogger(__name__)
@@ -77,11 +77,8 @@ class AnalysisCache:
     def put(self, book_hash: str, analysis: PageAnalysis) -> None:
         path = self._path(book_hash, analysis.page, analysis.direction)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(analysis.to_json(), f, ensure_ascii=False)
-            os.replace(tmp, path)
+            # A cache entry lost in a power cut is recomputed: no fsync on this hot path.
+            write_json_atomic(path, analysis.to_json(), indent=None, durable=False)
         except OSError as exc:  # a full or read-only disk costs speed, never the page
             log.warning("could not cache page %d: %s", analysis.page, exc)
 

@@ -9,14 +9,13 @@ file + :func:`os.replace`): a crash never leaves half a file.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from panelvox.jsonfile import write_json_atomic
 from panelvox.model import Character, PageAnalysis
 
 log = logging.getLogger(__name__)
@@ -92,16 +91,4 @@ class NameStore:
         return replace(analysis, characters=chars)
 
     def _save(self, books: dict[str, dict[str, str]]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"format": _FORMAT, "books": books}, indent=1, sort_keys=True, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(prefix=".names-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_json_atomic(self.path, {"format": _FORMAT, "books": books})

@@ -6,15 +6,14 @@ Written atomically (temporary file + :func:`os.replace`): a crash never leaves h
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
+from panelvox.jsonfile import write_json_atomic
 from panelvox.model import ReadingDirection
 
 log = logging.getLogger(__name__)
@@ -82,16 +81,4 @@ class DirectionOverrides:
             ) from exc
 
     def _write(self, books: dict[str, str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"format": _FORMAT, "books": books}, indent=1, sort_keys=True)
-        fd, tmp = tempfile.mkstemp(prefix=".directions-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_json_atomic(self.path, {"format": _FORMAT, "books": books})

@@ -18,7 +18,6 @@ import json
 import logging
 import os
 import struct
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -27,6 +26,7 @@ from typing import Any, BinaryIO
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
+from panelvox.jsonfile import write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -407,15 +407,5 @@ class ModelRegistry:
         return CheckResult(entry, not problems, tuple(problems))
 
     def _write(self, entries: Sequence[ModelEntry]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"format": MANIFEST_FORMAT, "models": [e.to_json() for e in entries]}
-        fd, tmp = tempfile.mkstemp(prefix=".models-", suffix=".json", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=2)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomic(self.path, data, indent=2)

@@ -6,14 +6,14 @@ and rewrites the file atomically (temp file + rename), keeping the other keys.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
+
+from panelvox.jsonfile import read_json_object, update_json_section
 
 log = logging.getLogger(__name__)
 
@@ -132,37 +132,12 @@ def settings_path() -> Path:
 
 def load_prefs(path: Path | None = None) -> NarrationPrefs:
     """The saved preferences, or the defaults when none are saved or the file is damaged."""
-    target = path or settings_path()
-    try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return NarrationPrefs()
-    except (OSError, ValueError) as exc:
-        log.warning("settings %s unreadable, using defaults: %r", target, exc)
-        return NarrationPrefs()
-    section = data.get(SETTINGS_KEY) if isinstance(data, dict) else None
+    section = read_json_object(path or settings_path()).get(SETTINGS_KEY)
     return NarrationPrefs.from_json(section) if isinstance(section, dict) else NarrationPrefs()
 
 
 def save_prefs(prefs: NarrationPrefs, path: Path | None = None) -> Path:
     """Write ``prefs`` under the "narration" key, atomically, keeping other keys."""
     target = path or settings_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    data[SETTINGS_KEY] = prefs.to_json()
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    update_json_section(target, SETTINGS_KEY, prefs.to_json())
     return target

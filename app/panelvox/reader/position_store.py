@@ -8,15 +8,15 @@ file, never half of one. A damaged file is ignored (and replaced on the next sav
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
-import tempfile
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
+
+from panelvox.jsonfile import write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -98,18 +98,6 @@ class PositionStore:
 
     def _write(self, data: dict[str, Any]) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".positions-", suffix=".tmp", dir=self.path.parent)
+            write_json_atomic(self.path, data)
         except OSError as exc:  # a read-only home costs the bookmark, never the reading
             log.warning("cannot save reading position: %r", exc)
-            return
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            log.warning("cannot save reading position: %r", exc)
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)

@@ -6,13 +6,11 @@ atomically, keeping the other keys (narration owns ``"narration"``).
 
 from __future__ import annotations
 
-import json
 import logging
-import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from panelvox.jsonfile import read_json_object, update_json_section
 from panelvox.narration.prefs import settings_path
 
 log = logging.getLogger(__name__)
@@ -28,15 +26,7 @@ class ReaderSettings:
 
 
 def load_reader_settings(path: Path | None = None) -> ReaderSettings:
-    target = path or settings_path()
-    try:
-        data = json.loads(target.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return ReaderSettings()
-    except (OSError, ValueError) as exc:
-        log.warning("settings %s unreadable, using defaults: %r", target, exc)
-        return ReaderSettings()
-    section = data.get(SETTINGS_KEY) if isinstance(data, dict) else None
+    section = read_json_object(path or settings_path()).get(SETTINGS_KEY)
     if not isinstance(section, dict):
         return ReaderSettings()
     known = {f.name for f in fields(ReaderSettings)}
@@ -44,21 +34,7 @@ def load_reader_settings(path: Path | None = None) -> ReaderSettings:
 
 
 def save_reader_settings(settings: ReaderSettings, path: Path | None = None) -> None:
-    target = path or settings_path()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            data = json.loads(target.read_text(encoding="utf-8"))
-            if not isinstance(data, dict):
-                data = {}
-        except (OSError, ValueError):
-            data = {}
-        data[SETTINGS_KEY] = asdict(settings)
-        fd, tmp = tempfile.mkstemp(prefix=".settings-", suffix=".json", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=True)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        update_json_section(path or settings_path(), SETTINGS_KEY, asdict(settings))
     except OSError as exc:  # settings that cannot be saved still apply for this session
         log.warning("cannot save reader settings: %r", exc)
