@@ -28,20 +28,9 @@ def run_analyze(
     out: TextIO | None = None,
 ) -> int:
     """Analyse page ``page`` (1-based) of a book with :func:`default_stages` and print it."""
-    from panelvox.books import open_book
-
     out = out or sys.stdout
     override = ReadingDirection(direction) if direction else None
-    with open_book(book_path, direction_override=override) as book:
-        if not 1 <= page <= book.page_count:
-            raise BookError(
-                # Translators: asked to analyse a page number the book does not have.
-                _("There is no page {n} in this book.").format(n=page),
-                detail=f"{book_path}: {book.page_count} pages",
-            )
-        image = book.load_page_array(page - 1)
-        analyzer = PageAnalyzer.with_default_cache(default_stages())
-        analysis = analyzer.analyze(book.content_hash, page, book.direction, lambda: image)
+    image, analysis = analyze_book_page(book_path, page, direction=override)
     if as_json:
         json.dump(analysis.to_json(), out, ensure_ascii=False, indent=1)
         out.write("\n")
@@ -50,6 +39,24 @@ def run_analyze(
     if overlay is not None:
         save_overlay(image, analysis, overlay)
     return 0
+
+
+def analyze_book_page(
+    book_path: Path, page: int, *, direction: ReadingDirection | None = None
+) -> tuple[Image, PageAnalysis]:
+    """Open a book and analyse one page (1-based) with the default stages and the disk cache."""
+    from panelvox.books import open_book
+
+    with open_book(book_path, direction_override=direction) as book:
+        if not 1 <= page <= book.page_count:
+            raise BookError(
+                # Translators: asked for a page number the book does not have.
+                _("There is no page {n} in this book.").format(n=page),
+                detail=f"{book_path}: {book.page_count} pages",
+            )
+        image = book.load_page_array(page - 1)
+        analyzer = PageAnalyzer.with_default_cache(default_stages())
+        return image, analyzer.analyze(book.content_hash, page, book.direction, lambda: image)
 
 
 def format_page(analysis: PageAnalysis) -> str:

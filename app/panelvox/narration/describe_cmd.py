@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from panelvox.analysis.analyze_cmd import analyze_book_page
 from panelvox.errors import BookError, ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis
@@ -102,23 +103,6 @@ def backend_for(
     return LlamaBackend(BackendConfig(entry.path, entry.mmproj, device=device))
 
 
-def _load_page(book_path: Path, page: int) -> tuple[Image, PageAnalysis]:
-    from panelvox.analysis.cache import PageAnalyzer
-    from panelvox.analysis.pipeline import default_stages
-    from panelvox.books import open_book
-
-    with open_book(book_path) as book:
-        if not 1 <= page <= book.page_count:
-            raise BookError(
-                _("There is no page {n} in this book.").format(n=page),
-                detail=f"{book_path}: {book.page_count} pages",
-            )
-        image = book.load_page_array(page - 1)
-        analyzer = PageAnalyzer.with_default_cache(default_stages())
-        analysis = analyzer.analyze(book.content_hash, page, book.direction, lambda: image)
-    return image, analysis
-
-
 def describe_verified(
     describer: Describer, image: Image | None, analysis: PageAnalysis, panel: int | None = None
 ) -> list[VerifiedPanel]:
@@ -136,7 +120,7 @@ def describe_verified(
 
 def run_describe(opts: DescribeOptions, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    image, analysis = _load_page(opts.book, opts.page)
+    image, analysis = analyze_book_page(opts.book, opts.page)
     backend = backend_for(opts.model, opts.device)
     try:
         describer = Describer(backend, DescribeConfig(samples=opts.samples))
@@ -191,7 +175,7 @@ def run_ask(
     out: TextIO | None = None,
 ) -> int:
     out = out or sys.stdout
-    image, analysis = _load_page(book, page)
+    image, analysis = analyze_book_page(book, page)
     backend = None
     if use_model:
         try:
