@@ -19,7 +19,7 @@ from panelvox.narration.prefs import load_prefs
 from panelvox.reader.analysis_jobs import AnalysisJobs, Job, run_job
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.reader.reader_settings import load_reader_settings
-from panelvox.speech.backend import SpeechBackend
+from panelvox.speech.backend import Priority, SpeechBackend
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import load_manifest
 from panelvox.ui.job_thread import JobThread, PageImage, Poster, Work, load_image
@@ -116,6 +116,22 @@ def _on_image(window: MainWindow) -> Callable[[object], None]:
     return deliver
 
 
+def greet(reader: Reader, book: Path | None, *, welcome_marker: Path | None = None) -> None:
+    """What is said at start: the book's title when one is given, else how to open one.
+
+    On the very first launch the one-sentence welcome comes first (or right after the
+    book's title, without cutting it); see :mod:`panelvox.reader.first_launch`.
+    """
+    from panelvox.reader.first_launch import welcome_once
+
+    if book is not None:
+        reader.controller.open(book)
+        welcome_once(reader.speech, welcome_marker, priority=Priority.NORMAL)
+    elif not welcome_once(reader.speech, welcome_marker):
+        # Translators: said when the reader starts with no book.
+        reader.controller.say_message(_("Panelvox. Press Control O to open a book, F1 for the keys."))
+
+
 def run_reader(book: Path | None = None, *, backend: str | None = None) -> int:
     """``panelvox`` / ``panelvox read BOOK``: the reader window until it is closed."""
     os.environ.setdefault("QT_ACCESSIBILITY", "1")
@@ -128,11 +144,7 @@ def run_reader(book: Path | None = None, *, backend: str | None = None) -> int:
     reader.window.show()
     reader.window.activateWindow()
     reader.window.tree.setFocus()
-    if book is not None:
-        reader.controller.open(book)
-    else:
-        # Translators: said when the reader starts with no book.
-        reader.controller.say_message(_("Panelvox. Press Control O to open a book, F1 for the keys."))
+    greet(reader, book)
     try:
         return app.exec()
     finally:
