@@ -186,7 +186,9 @@ def test_describe_ask_help_zoom_contrast(
     _key(qtbot, reader, Qt.Key.Key_D)
     assert _heard(reader, spy)[-1] == "No description model is configured."
     _key(qtbot, reader, Qt.Key.Key_Q)
-    assert _heard(reader, spy)[-1] == "No description model is configured."
+    reader.window.ask_dialog.setTextValue("how many panels")  # type: ignore[union-attr]
+    reader.window.ask_dialog.accept()  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: _heard(reader, spy)[-1] == "2. From panels 1, 2.", timeout=5000)
     _key(qtbot, reader, Qt.Key.Key_F1)
     assert _heard(reader, spy)[-1].startswith("Right arrow or N: next balloon.")
     _key(qtbot, reader, Qt.Key.Key_Right)

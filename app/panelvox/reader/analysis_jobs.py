@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from panelvox.analysis.cache import PageAnalyzer
 from panelvox.books import Book
@@ -20,6 +21,8 @@ from panelvox.errors import PanelvoxError
 from panelvox.model import PageAnalysis, ReadingDirection
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,15 +42,15 @@ class JobResult:
     seconds: float
 
 
-class AnalysisJobs:
-    """A replaceable, thread-safe list of pages to work on."""
+class WorkQueue(Generic[T]):
+    """A replaceable, thread-safe list of work items, most wanted first."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._pending: list[Job] = []
+        self._pending: list[T] = []
         self._closed = False
 
-    def set_wanted(self, jobs: Sequence[Job]) -> None:
+    def set_wanted(self, jobs: Sequence[T]) -> None:
         with self._cond:
             self._pending = list(jobs)
             self._cond.notify_all()
@@ -56,7 +59,7 @@ class AnalysisJobs:
         with self._cond:
             return len(self._pending)
 
-    def take(self, timeout: float | None = None) -> Job | None:
+    def take(self, timeout: float | None = None) -> T | None:
         """The most wanted job, waiting up to ``timeout``; None when closed or timed out."""
         with self._cond:
             self._cond.wait_for(lambda: self._pending or self._closed, timeout)
@@ -74,6 +77,10 @@ class AnalysisJobs:
     def closed(self) -> bool:
         with self._cond:
             return self._closed
+
+
+class AnalysisJobs(WorkQueue[Job]):
+    """A replaceable, thread-safe list of pages to work on."""
 
 
 def run_job(job: Job, analyzer: PageAnalyzer) -> JobResult:

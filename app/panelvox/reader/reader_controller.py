@@ -18,6 +18,8 @@ from panelvox.books import Book, DirectionOverrides, open_book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
+from panelvox.models.registry import ModelRegistry
+from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
 from panelvox.narration.script import (
     Utterance,
@@ -30,6 +32,8 @@ from panelvox.narration.script import (
 from panelvox.reader import navigation
 from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
 from panelvox.reader.commands import Command, help_text
+from panelvox.reader.describe_commands import DescribeCommands
+from panelvox.reader.describe_jobs import DescribeJobs
 from panelvox.reader.listener import ReaderListener, message
 from panelvox.reader.navigation import Edge, Target
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
@@ -46,7 +50,7 @@ Post = Callable[[Callable[[], None]], None]
 _RATE_STEP = 0.1
 
 
-class ReaderController(SettingsCommands):
+class ReaderController(SettingsCommands, DescribeCommands):
     """Book, position, reading unit (the position's level) and every reading command."""
 
     def __init__(
@@ -62,6 +66,8 @@ class ReaderController(SettingsCommands):
         moves_by_focus: bool = False,
         lookahead: int = 3,
         persist_settings: bool = True,
+        models: ModelRegistry | None = None,
+        describe_config: DescribeConfig | None = None,
     ) -> None:
         self.speech = speech
         self.prefs = prefs or NarrationPrefs()
@@ -76,6 +82,11 @@ class ReaderController(SettingsCommands):
         self.persist_settings = persist_settings
         self.listener = ReaderListener()
         self.jobs = AnalysisJobs()
+        #: describe (D) and ask (Q) requests, run by a worker the view starts on first use
+        self.describe_jobs = DescribeJobs()
+        self.models = models or ModelRegistry()
+        self.describe_config = describe_config or DescribeConfig()
+        self._describe_gen = 0
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
@@ -138,6 +149,7 @@ class ReaderController(SettingsCommands):
     def close(self) -> None:
         self.close_book()
         self.jobs.close()
+        self.describe_jobs.close()
 
     @property
     def page_count(self) -> int:
@@ -271,6 +283,8 @@ class ReaderController(SettingsCommands):
         self._say_all_gen += 1
         self._say_all_waiting = False
         self._waiting = False
+        self._describe_gen += 1  # a description or answer still being worked on is not spoken
+        self.describe_jobs.set_wanted(())
         self.speech.interrupt()
 
     stop = interrupt
@@ -484,10 +498,6 @@ class ReaderController(SettingsCommands):
         else:
             self._speak(self.position_utterances())
 
-    def no_model(self) -> None:
-        # Translators: said for describe (D) and ask (Q) while no local vision model is set up.
-        self.say_message(_("No description model is configured."))
-
     def help(self) -> None:
         self.say_message(help_text())
 
@@ -508,8 +518,7 @@ class ReaderController(SettingsCommands):
             Command.REPEAT: self.repeat,
             Command.WHERE_AM_I: self.where_am_i,
             Command.OVERVIEW: self.overview,
-            Command.DESCRIBE: self.no_model,
-            Command.ASK: self.no_model,
+            Command.DESCRIBE: self.describe,
             Command.RATE_UP: lambda: self.change_rate(_RATE_STEP),
             Command.RATE_DOWN: lambda: self.change_rate(-_RATE_STEP),
             Command.TOGGLE_ZOOM: lambda: self.toggle_setting("zoom"),

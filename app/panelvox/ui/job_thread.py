@@ -1,23 +1,26 @@
 """Worker threads: page analysis and page pictures, off the UI thread.
 
 Each ``JobThread`` takes jobs from a Qt-free :class:`AnalysisJobs` list and sends every
-result back with a queued signal, so the UI thread only ever receives finished work.
+result back with a queued signal, so the UI thread only ever receives finished work. Page
+analysis itself runs in a worker process (:class:`~panelvox.reader.analysis_worker.ProcessAnalyzer`);
+its thread here only waits on a pipe, so the UI process holds no GIL for it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal
 from PySide6.QtGui import QImage
 
 from panelvox.errors import PanelvoxError
-from panelvox.reader.analysis_jobs import AnalysisJobs, Job
+from panelvox.reader.analysis_jobs import Job, WorkQueue
 
 log = logging.getLogger(__name__)
 
-Work = Callable[[Job], object]
+Work = Callable[[Any], object]
 
 
 class JobThread(QThread):
@@ -26,7 +29,7 @@ class JobThread(QThread):
     done = Signal(object)
 
     def __init__(
-        self, jobs: AnalysisJobs, make_work: Callable[[], Work], parent: QObject | None = None
+        self, jobs: WorkQueue[Any], make_work: Callable[[], Work], parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self.jobs = jobs
@@ -34,16 +37,21 @@ class JobThread(QThread):
 
     def run(self) -> None:
         work = self.make_work()
-        while not self.jobs.closed:
-            job = self.jobs.take(timeout=0.2)
-            if job is None:
-                continue
-            try:
-                result = work(job)
-            except Exception:  # a worker bug must not end reading; the page stays unanalysed
-                log.exception("worker failed on page %d", job.page + 1)
-                continue
-            self.done.emit(result)
+        try:
+            while not self.jobs.closed:
+                job = self.jobs.take(timeout=0.2)
+                if job is None:
+                    continue
+                try:
+                    result = work(job)
+                except Exception:  # a worker bug must not end reading; the page stays unanalysed
+                    log.exception("worker failed on %r", job)
+                    continue
+                self.done.emit(result)
+        finally:
+            close = getattr(work, "close", None)  # a worker process ends with its thread
+            if callable(close):
+                close()
 
     def stop(self) -> None:
         self.jobs.close()

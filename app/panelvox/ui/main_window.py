@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (
 
 from panelvox.i18n import _
 from panelvox.reader.commands import Command, key_table, keymap
+from panelvox.reader.describe_jobs import DescribeResult, DescribeWorker
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position_store import Level, Position
 from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.reader.reader_settings import ReaderSettings
-from panelvox.ui.job_thread import PageImage
+from panelvox.ui.job_thread import JobThread, PageImage, Work
 from panelvox.ui.page_view import PageView
 from panelvox.ui.structure_view import StructureView
 from panelvox.ui.theme import stylesheet, theme_for
@@ -38,7 +39,9 @@ log = logging.getLogger(__name__)
 
 _IMAGE_CACHE = 3
 #: Commands the window runs itself (they open dialogs or end the program).
-_VIEW_COMMANDS = frozenset({Command.GO_TO_PAGE, Command.OPEN, Command.SETTINGS, Command.QUIT})
+_VIEW_COMMANDS = frozenset({Command.GO_TO_PAGE, Command.OPEN, Command.SETTINGS, Command.QUIT, Command.ASK})
+#: Commands whose work runs on the describe thread (started on first use: most readers never add a model).
+_DESCRIBE_COMMANDS = frozenset({Command.DESCRIBE, Command.ASK})
 BOOK_FILTER = "*.cbz *.cbr *.cb7 *.cbt *.zip *.rar *.7z *.tar *.pdf"
 
 
@@ -87,6 +90,9 @@ class MainWindow(QMainWindow):
         self.status.setAccessibleDescription(_("Reading position and analysis progress"))
         self.statusBar().addWidget(self.status, 1)
         self.goto_dialog: QInputDialog | None = None
+        self.ask_dialog: QInputDialog | None = None
+        self.describe_thread: JobThread | None = None
+        self._describe_worker: DescribeWorker | None = None
         self.open_dialog: QFileDialog | None = None
         self.settings_dialog: QWidget | None = None
         self._build_menus()
@@ -171,6 +177,8 @@ class MainWindow(QMainWindow):
 
     def run_command(self, command: Command) -> None:
         try:
+            if command in _DESCRIBE_COMMANDS:
+                self.start_describe_thread()
             if command in _VIEW_COMMANDS:
                 self.controller.interrupt()
                 {
@@ -178,6 +186,7 @@ class MainWindow(QMainWindow):
                     Command.OPEN: self.ask_open,
                     Command.SETTINGS: self.show_settings,
                     Command.QUIT: self.close,
+                    Command.ASK: self.ask_question,
                 }[command]()
             else:
                 self.controller.run(command)
@@ -200,6 +209,25 @@ class MainWindow(QMainWindow):
         dialog.textValueSelected.connect(self.controller.go_to_page_text)
         dialog.finished.connect(lambda _r: self.tree.setFocus())
         self.goto_dialog = dialog
+        dialog.open()
+
+    def ask_question(self) -> None:
+        """Q: a question box; the answer is spoken when the worker has it."""
+        if self.controller.book is None:
+            self.controller.run(Command.NEXT_PAGE)  # says that no book is open
+            return
+        dialog = QInputDialog(self)
+        # Translators: title of the ask-about-this-page dialog.
+        dialog.setWindowTitle(_("Ask about this page"))
+        # Translators: label of the question box; {n} is the current page number.
+        dialog.setLabelText(
+            _("Your question about page {n}, like: who says hello?").format(
+                n=self.controller.position.page + 1
+            )
+        )
+        dialog.textValueSelected.connect(self.controller.ask)
+        dialog.finished.connect(lambda _r: self.tree.setFocus())
+        self.ask_dialog = dialog
         dialog.open()
 
     def ask_open(self) -> None:
@@ -225,6 +253,33 @@ class MainWindow(QMainWindow):
 
     def open_path(self, path: Path) -> bool:
         return self.controller.open(path)
+
+    # -- the describe worker -------------------------------------------------------------
+    def start_describe_thread(self) -> None:
+        """Start the describe/ask worker once; it loads the model itself, on first need."""
+        if self.describe_thread is not None:
+            return
+        worker = self.controller.describe_worker()
+
+        def make_work() -> Work:
+            return worker
+
+        thread = JobThread(self.controller.describe_jobs, make_work, self)
+        thread.done.connect(self._on_describe_result, Qt.ConnectionType.QueuedConnection)
+        self._describe_worker, self.describe_thread = worker, thread
+        thread.start()
+
+    def _on_describe_result(self, result: object) -> None:
+        if isinstance(result, DescribeResult):
+            self.controller.on_describe_result(result)
+
+    def stop_describe_thread(self) -> None:
+        if self.describe_thread is None:
+            return
+        self.describe_thread.stop()  # waits for a description in progress to end
+        if self.describe_thread.isFinished() and self._describe_worker is not None:
+            self._describe_worker.close()
+        self.describe_thread = None
 
     # -- drag and drop -----------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -315,4 +370,5 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.controller.interrupt()
+        self.stop_describe_thread()
         super().closeEvent(event)
