@@ -1,8 +1,11 @@
 """The pages a worker should analyse next, most wanted first, and how one is done.
 
 The controller replaces the wanted list after every move (the current page first, then
-the pages ahead); a worker thread takes from it. Qt-free: the view runs :meth:`take` in a
-``QThread`` and sends results back with a queued signal.
+the pages ahead), so pages the user jumped away from are never started; a worker thread
+takes from it. Qt-free: the view runs :meth:`take` in a ``QThread`` and sends results back
+with a queued signal. The reader's thread hands each job to a worker process
+(:mod:`panelvox.reader.analysis_worker`), which runs :func:`run_job` there; tests that inject
+cheap stages run :func:`run_job` in the thread itself.
 """
 
 from __future__ import annotations

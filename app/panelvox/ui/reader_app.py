@@ -12,11 +12,12 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from panelvox.analysis.cache import PageAnalyzer
+from panelvox.analysis.cache import PageAnalyzer, default_cache_dir
 from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.narration.prefs import load_prefs
 from panelvox.reader.analysis_jobs import AnalysisJobs, Job, run_job
+from panelvox.reader.analysis_worker import ProcessAnalyzer
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.reader.reader_settings import load_reader_settings
 from panelvox.speech.backend import Priority, SpeechBackend
@@ -26,12 +27,6 @@ from panelvox.ui.job_thread import JobThread, PageImage, Poster, Work, load_imag
 from panelvox.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
-
-
-def default_analyzer() -> PageAnalyzer:
-    from panelvox.analysis.pipeline import default_stages
-
-    return PageAnalyzer.with_default_cache(default_stages())
 
 
 @dataclass
@@ -45,6 +40,7 @@ class Reader:
     image_thread: JobThread
     image_jobs: AnalysisJobs
     poster: Poster
+    analyzer: ProcessAnalyzer | None = None  # the worker process (None: in-process stages)
 
     def close(self) -> None:
         self.controller.close()
@@ -58,11 +54,17 @@ def build_reader(
     *,
     backends: list[SpeechBackend] | None = None,
     backend: str | None = None,
-    analyzer_factory: Callable[[], PageAnalyzer] = default_analyzer,
+    analyzer_factory: Callable[[], PageAnalyzer] | None = None,
     screen_reader: bool | None = None,
     persist_settings: bool = True,
+    cache_dir: Path | None = None,
 ) -> Reader:
-    """Make the window and its workers (a QApplication must exist)."""
+    """Make the window and its workers (a QApplication must exist).
+
+    By default pages are analysed by the default pipeline in a worker process, cached in
+    ``cache_dir`` (the user's cache folder when None); ``analyzer_factory`` runs injected
+    stages in the analysis thread instead (tests with cheap stages).
+    """
     from panelvox.speech.backends.screenreader_backend import screen_reader_running
     from panelvox.speech.discovery import build_chain
 
@@ -83,7 +85,15 @@ def build_reader(
     )
     image_jobs = AnalysisJobs()
 
+    process = None
+    if analyzer_factory is None:
+        process = ProcessAnalyzer(cache_dir or default_cache_dir(), cancelled=lambda: controller.jobs.closed)
+
     def analysis_work() -> Work:
+        if process is not None:
+            process.start()  # the worker loads the pipeline while the user picks a book
+            return process
+        assert analyzer_factory is not None
         analyzer = analyzer_factory()
         return lambda job: run_job(job, analyzer)
 
@@ -105,7 +115,7 @@ def build_reader(
     image_thread.done.connect(_on_image(window), Qt.ConnectionType.QueuedConnection)
     analysis_thread.start()
     image_thread.start()
-    return Reader(window, controller, speech, analysis_thread, image_thread, image_jobs, poster)
+    return Reader(window, controller, speech, analysis_thread, image_thread, image_jobs, poster, process)
 
 
 def _on_image(window: MainWindow) -> Callable[[object], None]:

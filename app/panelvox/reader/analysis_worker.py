@@ -1,0 +1,239 @@
+"""Page analysis in a separate worker process, so the reader's process never runs it.
+
+Native calls of the pipeline (OpenCV, onnxruntime, numpy) hold the GIL for tens of
+milliseconds; run in a thread of the UI process they make the UI late. Here the UI side
+(:class:`ProcessAnalyzer`, called on the view's analysis thread) sends a small
+:class:`PageRequest` — the book's path, content hash, page and reading direction, never the
+book itself — to one worker process started with the ``spawn`` method (a Qt process must
+never fork). The worker opens the book itself, builds ``default_stages()`` once (the OCR
+sessions load once), analyses through the shared on-disk :class:`PageAnalyzer` cache and
+answers with ``PageAnalysis.to_json()``.
+
+A worker that dies (a crash in native code, the out-of-memory killer) costs the page it was
+on — announced as not analysable — and a new worker starts on the next request. Waiting is
+a pipe poll: the UI process holds no lock while the worker works. Qt-free.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from panelvox.errors import BookError, PanelvoxError, SchemaError
+from panelvox.i18n import _
+from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.reader.analysis_jobs import Job, JobResult
+
+log = logging.getLogger(__name__)
+
+_POLL_S = 0.1
+_JOIN_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class PageRequest:
+    """What the worker needs to analyse one page: plain values, cheap to send."""
+
+    book_path: str
+    content_hash: str  # the book the UI opened; a different file at the path is refused
+    page: int  # 0-based
+    direction: str  # ReadingDirection value (the user's override included)
+
+
+@dataclass(frozen=True, slots=True)
+class PageReply:
+    page: int
+    analysis: dict[str, Any] | None  # PageAnalysis.to_json()
+    error: str | None  # one spoken sentence
+    seconds: float
+
+
+class WorkerGone(Exception):
+    """The worker process ended or stopped answering."""
+
+
+def _not_analysable(page: int) -> str:
+    # Translators: said when the analysis of a page failed unexpectedly; {n} is the page number.
+    return _("Page {n} could not be analysed.").format(n=page + 1)
+
+
+# -- the worker process -------------------------------------------------------------------
+
+
+def worker_main(conn: Connection, cache_dir: str | None) -> None:
+    """The worker process: build the pipeline once, then answer requests until told to stop."""
+    from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
+    from panelvox.analysis.pipeline import default_stages
+    from panelvox.books import Book, open_book
+    from panelvox.reader.analysis_jobs import run_job
+
+    stages = default_stages()
+    cache = AnalysisCache(Path(cache_dir), pipeline_fingerprint(stages)) if cache_dir else None
+    analyzer = PageAnalyzer(stages, cache)
+    book: Book | None = None
+    try:
+        while True:
+            try:
+                request = conn.recv()
+            except (EOFError, OSError):  # the reader is gone
+                return
+            if not isinstance(request, PageRequest):
+                return  # None: a clean shutdown
+            start = time.perf_counter()
+            direction = ReadingDirection(request.direction)
+            try:
+                if (
+                    book is None
+                    or str(book.path) != request.book_path
+                    or book.content_hash != request.content_hash
+                ):
+                    if book is not None:
+                        book.close()
+                        book = None
+                    book = open_book(Path(request.book_path), direction_override=direction)
+                if book.content_hash != request.content_hash:
+                    # Translators: said when a book's file was replaced while it was being read.
+                    raise BookError(_("This book changed on disk. Open it again."), detail=request.book_path)
+                result = run_job(Job(0, book, request.page, direction), analyzer)
+                data = result.analysis.to_json() if result.analysis is not None else None
+                reply = PageReply(request.page, data, result.error, result.seconds)
+            except PanelvoxError as exc:
+                log.warning("page %d not analysed: %s", request.page + 1, exc.detail or exc.message)
+                reply = PageReply(request.page, None, exc.message, time.perf_counter() - start)
+            except Exception:  # a pipeline bug costs this page, not the worker
+                log.exception("worker failed on page %d of %s", request.page + 1, request.book_path)
+                reply = PageReply(
+                    request.page, None, _not_analysable(request.page), time.perf_counter() - start
+                )
+            conn.send(reply)
+    finally:
+        if book is not None:
+            book.close()
+        conn.close()
+
+
+# -- the reader's side --------------------------------------------------------------------
+
+
+class ProcessAnalyzer:
+    """Runs analysis jobs in one worker process, started on first need and after a crash.
+
+    Call it (one job at a time) from a worker thread of the reader: it blocks that thread,
+    not the UI. ``cancelled()`` is polled while waiting, so quitting never waits for a page;
+    :meth:`close` ends the worker.
+    """
+
+    def __init__(
+        self,
+        cache_dir: Path | None,
+        *,
+        cancelled: Callable[[], bool] = lambda: False,
+        reply_timeout: float = 600.0,
+    ) -> None:
+        self.cache_dir = cache_dir  # None: no cache
+        self.cancelled = cancelled
+        self.reply_timeout = reply_timeout
+        self._ctx = multiprocessing.get_context("spawn")
+        self._proc: BaseProcess | None = None
+        self._conn: Connection | None = None
+        self.started = 0  # workers started so far (a crash makes it grow)
+        self.working_on: int | None = None  # the page sent and not yet answered (0-based)
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None and self._proc.is_alive() else None
+
+    def start(self) -> None:
+        """Start the worker now (it loads the pipeline while the reader opens a book)."""
+        conn = self._conn
+        if self._proc is not None and self._proc.is_alive() and conn is not None:
+            try:
+                if not conn.poll(0):  # an idle worker has nothing to say: readable means it died
+                    return
+            except OSError:
+                log.debug("analysis worker's pipe is closed")
+        self._discard()
+        ours, theirs = self._ctx.Pipe()
+        cache = str(self.cache_dir) if self.cache_dir is not None else None
+        proc = self._ctx.Process(
+            target=worker_main, args=(theirs, cache), name="panelvox-analysis", daemon=True
+        )
+        proc.start()
+        theirs.close()  # only the worker holds its end: its death reads as end of file here
+        self._proc, self._conn = proc, ours
+        self.started += 1
+        log.info("analysis worker %d started", proc.pid)
+
+    def __call__(self, job: Job) -> JobResult:
+        start = time.perf_counter()
+        request = PageRequest(str(job.book.path), job.book.content_hash, job.page, job.direction.value)
+        try:
+            self.start()
+            assert self._conn is not None
+            self._conn.send(request)
+            self.working_on = job.page
+            try:
+                reply = self._wait(self._conn)
+            finally:
+                self.working_on = None
+            if reply.analysis is None:
+                return JobResult(
+                    job.token, job.page, None, reply.error or _not_analysable(job.page), reply.seconds
+                )
+            analysis = PageAnalysis.from_json(reply.analysis)
+        except (WorkerGone, EOFError, OSError) as exc:
+            log.error("analysis worker lost on page %d: %s", job.page + 1, exc)
+            self._discard()
+            return JobResult(
+                job.token, job.page, None, _not_analysable(job.page), time.perf_counter() - start
+            )
+        except SchemaError as exc:
+            log.error("analysis worker sent a bad page %d: %s", job.page + 1, exc.detail)
+            return JobResult(
+                job.token, job.page, None, _not_analysable(job.page), time.perf_counter() - start
+            )
+        return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)
+
+    def _wait(self, conn: Connection) -> PageReply:
+        deadline = time.monotonic() + self.reply_timeout
+        while not conn.poll(_POLL_S):
+            proc = self._proc
+            if proc is None or not proc.is_alive():
+                raise WorkerGone(f"worker exited with code {proc.exitcode if proc else None}")
+            if self.cancelled():
+                raise WorkerGone("cancelled: the reader is closing")
+            if time.monotonic() > deadline:
+                raise WorkerGone(f"no answer in {self.reply_timeout:.0f} s")
+        reply = conn.recv()
+        if not isinstance(reply, PageReply):
+            raise WorkerGone(f"unexpected answer {type(reply).__name__}")
+        return reply
+
+    def _discard(self) -> None:
+        """Forget the worker, ending it if it still runs (hung, or cancelled mid-page)."""
+        proc, conn = self._proc, self._conn
+        self._proc = self._conn = None
+        if conn is not None:
+            conn.close()
+        if proc is not None:
+            if proc.is_alive():
+                proc.kill()
+            proc.join(_JOIN_S)
+
+    def close(self) -> None:
+        """End the worker: asked politely first, then killed."""
+        proc, conn = self._proc, self._conn
+        if conn is not None and proc is not None and proc.is_alive():
+            try:
+                conn.send(None)
+            except OSError:
+                log.debug("analysis worker already gone")
+            proc.join(_JOIN_S)
+        self._discard()
