@@ -119,13 +119,16 @@ def test_stop_repeat_and_any_key(qtbot: QtBot, tmp_path: Path) -> None:
         assert not r.controller.saying_all
         assert slow.texts(SpyEvent.CANCELLED)
         cancelled = len(slow.texts(SpyEvent.CANCELLED))
+        started = len(slow.texts(SpyEvent.STARTED))
         _key(qtbot, r, Qt.Key.Key_Space)
-        qtbot.waitUntil(lambda: len(slow.texts(SpyEvent.STARTED)) > 0 and r.speech.busy, timeout=5000)
+        # wait until the backend is speaking (not merely queued), so the key lands mid-utterance
+        qtbot.waitUntil(lambda: len(slow.texts(SpyEvent.STARTED)) > started and r.speech.busy, timeout=5000)
         qtbot.keyClick(r.window.tree, Qt.Key.Key_Control)  # Control alone stops
         r.speech.wait_idle(5)
         assert len(slow.texts(SpyEvent.CANCELLED)) == cancelled + 1
+        started = len(slow.texts(SpyEvent.STARTED))
         _key(qtbot, r, Qt.Key.Key_Space)
-        qtbot.waitUntil(lambda: r.speech.busy, timeout=5000)
+        qtbot.waitUntil(lambda: len(slow.texts(SpyEvent.STARTED)) > started and r.speech.busy, timeout=5000)
         qtbot.keyClick(r.window.tree, Qt.Key.Key_J)  # an unbound key stops speech too
         r.speech.wait_idle(5)
         assert len(slow.texts(SpyEvent.CANCELLED)) == cancelled + 2
