@@ -122,11 +122,16 @@ def screen_reader_finding(running: bool) -> Finding:
     return Finding(Topic.SCREEN_READER, True, _("No screen reader is running; Panelvox uses its own voice."))
 
 
-def voice_findings(voices: Sequence[VoiceStatus]) -> list[Finding]:
+def voice_findings(voices: Sequence[VoiceStatus], *, screen_reader_running: bool = False) -> list[Finding]:
     shown = [v for v in voices if v.name not in _HIDDEN_BACKENDS and v.name != "silence"]
     out = []
     for v in shown:
-        if v.available:
+        if v.available and v.name == "screenreader" and not screen_reader_running:
+            # The backend's check only proves the library is installed; nothing listens now.
+            # Translators: `panelvox doctor`: screen-reader output is installed but no screen reader runs.
+            text = _("Speech through a screen reader is ready for when one runs.")
+            out.append(Finding(Topic.VOICE, True, text))
+        elif v.available:
             # Translators: `panelvox doctor`: a speech output works; {name} is e.g. "piper".
             out.append(Finding(Topic.VOICE, True, _("Voice {name} works.").format(name=v.name)))
         else:
@@ -262,13 +267,14 @@ def gather() -> list[Finding]:
 
     gpus = find_gpus()
     installed, offload = llama_status()
+    reader_running = screen_reader_running()
     return [
         version_finding(frozen=paths.bundle_dir() is not None),
         gpu_finding(gpus),
         ocr_device_finding(onnx_providers(), gpus),
         llm_device_finding(installed, offload),
-        screen_reader_finding(screen_reader_running()),
-        *voice_findings(voice_statuses()),
+        screen_reader_finding(reader_running),
+        *voice_findings(voice_statuses(), screen_reader_running=reader_running),
         ocr_models_finding(ocr_models_problem()),
         vlm_models_finding(vlm_model_names()),
         sample_book_finding(paths.sample_book()),

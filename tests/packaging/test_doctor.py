@@ -80,6 +80,14 @@ def test_voices_name_what_works_and_why_the_others_do_not() -> None:
         _spoken(f)
 
 
+def test_screen_reader_output_is_not_said_to_work_when_no_screen_reader_runs() -> None:
+    voices = [VoiceStatus("screenreader", "", True)]
+    idle = doctor.voice_findings(voices, screen_reader_running=False)
+    assert [f.sentence for f in idle] == ["Speech through a screen reader is ready for when one runs."]
+    running = doctor.voice_findings(voices, screen_reader_running=True)
+    assert [f.sentence for f in running] == ["Voice screenreader works."]
+
+
 def test_no_voice_at_all_is_a_problem() -> None:
     found = doctor.voice_findings([VoiceStatus("piper", "", False, "Piper is not installed.")])
     assert found[-1].topic is Topic.VOICE and not found[-1].ok

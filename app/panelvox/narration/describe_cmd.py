@@ -15,7 +15,7 @@ from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelEntry, ModelRegistry, ModelRole, read_gguf_info
 from panelvox.narration.describe import DescribeConfig, Describer, Image
-from panelvox.narration.page_narration import ask, compose_page_narration, panel_utterances
+from panelvox.narration.page_narration import ask, cited_words, compose_page_narration, panel_utterances
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, verify_panel
 from panelvox.narration.vlm_backend import BackendConfig, Device, LlamaBackend
 
@@ -191,7 +191,7 @@ def run_ask(
         if backend is not None:
             backend.close()
     out.write(answer.text + "\n")
-    if answer.citations:
-        # Translators: after an answer, which balloons (b3) or panels (p2) it rests on.
-        out.write(_("From: {ids}").format(ids=", ".join(answer.citations)) + "\n")
+    where = cited_words(answer, analysis)
+    if where:
+        out.write(where + "\n")
     return 0

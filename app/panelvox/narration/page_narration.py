@@ -193,6 +193,7 @@ class Answer:
     supported: bool = True
 
 
+_MAX_CITED = 3  # citations spoken after an answer; the rest are counted
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "last": -1}
 _KIND_WORDS: tuple[tuple[ClaimKind, frozenset[str]], ...] = (
     (
@@ -211,6 +212,35 @@ _KIND_WORDS: tuple[tuple[ClaimKind, frozenset[str]], ...] = (
     (ClaimKind.ACTION, frozenset(["doing", "action", "happening", "happen"])),
     (ClaimKind.OBJECT, frozenset(["object", "objects", "holding", "hold", "thing", "things"])),
 )
+
+
+def cited_words(answer: Answer, analysis: PageAnalysis) -> str:
+    """Where an answer comes from, as the user counts: "From balloon 3." / "From panels 1, 2."."""
+    if not answer.citations:
+        return ""
+    balloons = {b.id: i for i, b in enumerate(analysis.blocks_in_order(), 1)}
+    panels = {p.id: p.order or i for i, p in enumerate(analysis.panels_in_order(), 1)}
+    b_nums = [balloons[c] for c in answer.citations if c in balloons]
+    p_nums = [panels[c] for c in answer.citations if c in panels]
+    parts = []
+    for nums, one, many in (
+        # Translators: part of an answer's source; {n} the balloon number, {list} several.
+        (b_nums, _("balloon {n}"), _("balloons {list}")),
+        # Translators: part of an answer's source; {n} the panel number, {list} several.
+        (p_nums, _("panel {n}"), _("panels {list}")),
+    ):
+        if len(nums) == 1:
+            parts.append(one.format(n=nums[0]))
+        elif nums:
+            shown = ", ".join(str(n) for n in nums[:_MAX_CITED])
+            if len(nums) > _MAX_CITED:
+                # Translators: a list of numbers cut short; {list} the first ones, {more} how many left.
+                shown = _("{list} and {more} more").format(list=shown, more=len(nums) - _MAX_CITED)
+            parts.append(many.format(list=shown))
+    if not parts:
+        return ""
+    # Translators: spoken after an answer; {where} is like "balloon 3" or "panels 1, 2".
+    return _("From {where}.").format(where=_(" and ").join(parts))
 
 
 def cant_tell() -> Answer:

@@ -18,12 +18,11 @@ from enum import Enum
 
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
-from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelRegistry, ModelRole
 from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
 from panelvox.narration.describe_cmd import backend_for
-from panelvox.narration.page_narration import Answer, ask, cant_tell, panel_utterances
+from panelvox.narration.page_narration import Answer, ask, cant_tell, cited_words, panel_utterances
 from panelvox.narration.prefs import UncertaintyCue
 from panelvox.narration.script import Utterance
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, verify_panel
@@ -34,7 +33,6 @@ from panelvox.reader.listener import message
 log = logging.getLogger(__name__)
 
 _KEPT_PANELS = 64  # verified panels remembered by the worker (a few pages' worth)
-_MAX_CITED = 3  # citations spoken after an answer; the rest are counted
 
 
 class RequestKind(Enum):
@@ -73,35 +71,6 @@ class DescribeJobs(WorkQueue[DescribeRequest]):
 def model_configured(registry: ModelRegistry) -> bool:
     """Whether the user has added a model the describer can use (reads a small manifest)."""
     return any(e.role in (ModelRole.VLM, ModelRole.LLM) for e in registry.entries())
-
-
-def cited_words(answer: Answer, analysis: PageAnalysis) -> str:
-    """Where an answer comes from, as the user counts: "From balloon 3." / "From panels 1, 2."."""
-    if not answer.citations:
-        return ""
-    balloons = {b.id: i for i, b in enumerate(analysis.blocks_in_order(), 1)}
-    panels = {p.id: p.order or i for i, p in enumerate(analysis.panels_in_order(), 1)}
-    b_nums = [balloons[c] for c in answer.citations if c in balloons]
-    p_nums = [panels[c] for c in answer.citations if c in panels]
-    parts = []
-    for nums, one, many in (
-        # Translators: part of an answer's source; {n} the balloon number, {list} several.
-        (b_nums, _("balloon {n}"), _("balloons {list}")),
-        # Translators: part of an answer's source; {n} the panel number, {list} several.
-        (p_nums, _("panel {n}"), _("panels {list}")),
-    ):
-        if len(nums) == 1:
-            parts.append(one.format(n=nums[0]))
-        elif nums:
-            shown = ", ".join(str(n) for n in nums[:_MAX_CITED])
-            if len(nums) > _MAX_CITED:
-                # Translators: a list of numbers cut short; {list} the first ones, {more} how many left.
-                shown = _("{list} and {more} more").format(list=shown, more=len(nums) - _MAX_CITED)
-            parts.append(many.format(list=shown))
-    if not parts:
-        return ""
-    # Translators: spoken after an answer; {where} is like "balloon 3" or "panels 1, 2".
-    return _("From {where}.").format(where=_(" and ").join(parts))
 
 
 def answer_utterances(answer: Answer, analysis: PageAnalysis) -> list[Utterance]:
