@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from panelvox.analysis.lettering import WordList
 from panelvox.analysis.name_store import NameStore, character_key
 from panelvox.analysis.names import (
     display_name,
@@ -30,6 +31,11 @@ from panelvox.model import (
     SpeakerReason,
     Tail,
 )
+
+
+@pytest.fixture(scope="module")
+def words() -> WordList:
+    return WordList.load()
 
 
 @pytest.mark.parametrize(
@@ -100,31 +106,31 @@ def _names(page: PageAnalysis) -> dict[str, str | None]:
     return {c.id: c.name for c in page.characters}
 
 
-def test_vocative_names_the_one_spoken_to_and_self_introduction_the_speaker() -> None:
-    page = name_page(_exchange("I'M DOUGAL MACCALLUM!", "DOUGAL, I HAVE BEEN LOOKING FOR YOU."))
+def test_vocative_names_the_one_spoken_to_and_self_introduction_the_speaker(words: WordList) -> None:
+    page = name_page(_exchange("I'M DOUGAL MACCALLUM!", "DOUGAL, I HAVE BEEN LOOKING FOR YOU."), words)
     assert _names(page) == {"c1": "Dougal", "c2": None}
-    page = name_page(_exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?"))
+    page = name_page(_exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?"), words)
     assert _names(page) == {"c1": None, "c2": "Steenie"}
 
 
-def test_an_english_word_needs_two_mentions_or_comicinfo() -> None:
+def test_an_english_word_needs_two_mentions_or_comicinfo(words: WordList) -> None:
     once = _exchange("CURT! OH... I FORGOT", "WELL... OKAY!")
-    assert _names(name_page(once)) == {"c1": None, "c2": None}
-    assert _names(name_page(once, known_names=["Curt Walker"])) == {"c1": None, "c2": "Curt Walker"}
+    assert _names(name_page(once, words)) == {"c1": None, "c2": None}
+    assert _names(name_page(once, words, known_names=["Curt Walker"])) == {"c1": None, "c2": "Curt Walker"}
     twice = _exchange("CURT! OH... I FORGOT", "GOODNESS, CURT, YOU WORRY TOO MUCH!")
     # the second vocative names c1 (spoken to by c2): two clusters named "Curt" is a conflict
     # the text alone cannot solve; each gets what was said to it
-    names = _names(name_page(twice))
+    names = _names(name_page(twice, words))
     assert names["c2"] == "Curt" and names["c1"] == "Curt"
 
 
-def test_names_spread_to_the_cluster_on_the_page_and_across_the_book() -> None:
+def test_names_spread_to_the_cluster_on_the_page_and_across_the_book(words: WordList) -> None:
     page = _exchange("STEENIE, COME HERE!", "WHO ARE YOU?")
     extra = Character("c3", BBox(300, 250, 400, 600), 0.5, "t", panel="p2", cluster="k2")
     page = PageAnalysis(
         **{**{f: getattr(page, f) for f in page.__slots__}, "characters": (*page.characters, extra)}
     )
-    named = name_page(page)
+    named = name_page(page, words)
     assert _names(named)["c3"] == "Steenie"
     other = PageAnalysis(
         page=2,

@@ -25,7 +25,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import cache
 
 from panelvox.analysis.lettering import WordList
 from panelvox.i18n import _
@@ -73,11 +72,6 @@ class NameEvidence:
     source: NameSource
     block: str
     confidence: float
-
-
-@cache
-def _words() -> WordList:
-    return WordList.load()
 
 
 def _norm(text: str) -> str:
@@ -131,17 +125,22 @@ def _known(known_names: Iterable[str]) -> dict[str, str]:
     return {_key(n): n.strip() for n in known_names if n.strip()}
 
 
-def _plausible(name: str, counts: Counter[str], known: dict[str, str]) -> bool:
+def _plausible(name: str, counts: Counter[str], known: dict[str, str], words: WordList) -> bool:
     key = _key(name)
     if key in known:
         return True
-    if _words().knows(key):  # an English word: needs a second mention
+    if words.knows(key):  # an English word: needs a second mention
         return counts[key] >= 2
     return True
 
 
-def name_evidence(analysis: PageAnalysis, known_names: Sequence[str] = ()) -> list[NameEvidence]:
-    """Every name mention on the page tied to the character it names."""
+def name_evidence(
+    analysis: PageAnalysis, words: WordList, known_names: Sequence[str] = ()
+) -> list[NameEvidence]:
+    """Every name mention on the page tied to the character it names.
+
+    ``words`` tells names from ordinary English words ("CURT" needs a second mention).
+    """
     known = _known(known_names)
     links = {s.balloon: s for s in analysis.speakers}
     bodies = [c for c in analysis.characters if c.kind != "face"]
@@ -153,13 +152,13 @@ def name_evidence(analysis: PageAnalysis, known_names: Sequence[str] = ()) -> li
         elif b.kind is BalloonKind.CAPTION:
             for token in re.findall(_WORD, _norm(b.text)):
                 key = token.casefold()
-                if key in known or (key not in STOP_WORDS and len(key) > 2 and not _words().knows(key)):
+                if key in known or (key not in STOP_WORDS and len(key) > 2 and not words.knows(key)):
                     mentions.append((token, NameSource.CAPTION, b.id))
     counts = Counter(_key(n) for n, _, _ in mentions)
     blocks = {b.id: b for b in analysis.blocks}
     out = []
     for name, source, block_id in mentions:
-        if not _plausible(name, counts, known):
+        if not _plausible(name, counts, known, words):
             continue
         link: SpeakerLink | None = links.get(block_id)
         panel = blocks[block_id].panel
@@ -183,9 +182,9 @@ def name_evidence(analysis: PageAnalysis, known_names: Sequence[str] = ()) -> li
     return out
 
 
-def name_page(analysis: PageAnalysis, known_names: Sequence[str] = ()) -> PageAnalysis:
+def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str] = ()) -> PageAnalysis:
     """``analysis`` with names from its own text given to characters and their clusters."""
-    evidence = name_evidence(analysis, known_names)
+    evidence = name_evidence(analysis, words, known_names)
     if not evidence:
         return analysis
     cluster_of = {c.id: (c.cluster or c.id) for c in analysis.characters}

@@ -92,12 +92,12 @@ def default_stages() -> tuple[Stage, ...]:
     from panelvox.analysis.speakers_stage import SpeakersStage
     from panelvox.analysis.text_stage import TextStage
 
-    words = WordList.load()  # shared by text (spacing) and balloons (hyphen joins)
+    words = WordList.load()  # shared: text (spacing), balloons (hyphen joins), speakers (names)
     return (
         PanelStage(),
         TextStage(words=words),
         BalloonsStage(words=words),
         OrderStage(),
         CharactersStage(),  # needs panels and blocks
-        SpeakersStage(),  # needs characters and the reading order of blocks
+        SpeakersStage(words=words),  # needs characters and the reading order of blocks
     )

@@ -23,6 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from panelvox.analysis.lettering import WordList
 from panelvox.analysis.names import name_page
 from panelvox.analysis.pipeline import Image
 from panelvox.model import (
@@ -53,14 +54,20 @@ class SpeakersStage:
 
     name = STAGE
 
-    def __init__(self, params: SpeakerParams | None = None, known_names: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        params: SpeakerParams | None = None,
+        known_names: Sequence[str] = (),
+        words: WordList | None = None,
+    ) -> None:
         self.params = params or SpeakerParams()
         self.known_names = tuple(known_names)  # ComicInfo ``Characters`` of the book
+        self.words = words if words is not None else WordList.load()
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         links = attribute(analysis, self.params)
         out = replace(analysis, speakers=links, stages=(*analysis.stages, STAGE))
-        return name_page(out, known_names=self.known_names)
+        return name_page(out, self.words, known_names=self.known_names)
 
 
 def attribute(analysis: PageAnalysis, params: SpeakerParams | None = None) -> tuple[SpeakerLink, ...]:
