@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from panelvox import __version__
+from panelvox import __version__, paths
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 
@@ -23,27 +23,31 @@ log = logging.getLogger("panelvox")
 Handler = Callable[[argparse.Namespace], int]
 
 
-def state_dir() -> Path:
-    """Where logs and reading positions go (XDG state directory on Linux)."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "panelvox"
+_HANDLER_NAME = "panelvox-cli"
 
 
 def _setup_logging(verbose: bool) -> None:
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
+    # main() may run more than once in a process (tests, the frozen app's self-checks):
+    # replace our handlers instead of stacking another console and log file each time.
+    for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(old)
+        old.close()
     console = logging.StreamHandler(sys.stderr)
+    console.set_name(_HANDLER_NAME)
     console.setLevel(logging.DEBUG if verbose else logging.CRITICAL + 1)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     root.addHandler(console)
     # Library warnings (e.g. Pillow on a damaged TIFF) are details for the log, not the user.
     logging.captureWarnings(True)
     try:
-        logdir = state_dir()
+        logdir = paths.state_dir()
         logdir.mkdir(parents=True, exist_ok=True)
         fh = logging.FileHandler(logdir / "panelvox.log", encoding="utf-8")
     except OSError:
         return  # a read-only home must not stop reading
+    fh.set_name(_HANDLER_NAME)
     fh.setLevel(logging.INFO)
     fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(fh)

@@ -5,9 +5,7 @@ Windows: ``%APPDATA%\\Panelvox`` for settings and data that roam with the user,
 ``%LOCALAPPDATA%\\Panelvox`` for state and caches. macOS: ``~/Library/Application Support``,
 ``~/Library/Caches`` and ``~/Library/Logs``, as Apple's guidelines ask.
 
-New code uses these functions. Older modules still read the XDG variables themselves; they
-are listed in packaging/README.md ("Platform folders") with the function each should switch to.
-On Linux both give the same folders, so nothing moves for existing users.
+Every module takes its folders from here, so one place decides them for each platform.
 """
 
 from __future__ import annotations

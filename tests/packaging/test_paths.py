@@ -55,13 +55,20 @@ def test_the_four_kinds_never_share_a_folder_on_any_platform() -> None:
         assert len(got) == 3, system
 
 
-def test_linux_state_dir_matches_what_the_cli_logs_to(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_the_cli_logs_into_the_state_folder_once_per_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from panelvox.cli import state_dir as cli_state_dir
+    import logging
+
+    from panelvox.cli import main
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    assert paths.state_dir(Platform("linux", {"XDG_STATE_HOME": str(tmp_path)}, HOME)) == cli_state_dir()
+    for _ in range(2):
+        assert main(["info", str(tmp_path / "missing.cbz")]) == 1
+    log = tmp_path / "panelvox" / "panelvox.log"
+    assert log.is_file() and "missing.cbz" in log.read_text(encoding="utf-8")
+    ours = [h for h in logging.getLogger().handlers if h.get_name() == "panelvox-cli"]
+    assert len(ours) == 2  # one console, one log file: a second run replaced, not stacked
 
 
 def test_sample_book_is_found_from_the_source_tree() -> None:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 
-from panelvox import __version__
+from panelvox import __version__, paths
 from panelvox.analysis.pipeline import Image, Stage, analyze_page
 from panelvox.errors import SchemaError
 from panelvox.jsonfile import write_json_atomic
@@ -30,8 +29,7 @@ _RUNTIME_PACKAGES = ("rapidocr", "onnxruntime", "onnxruntime-gpu", "opencv-pytho
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "panelvox" / "analysis"
+    return paths.cache_dir() / "analysis"
 
 
 def pipeline_fingerprint(stages: Sequence[Stage]) -> str:

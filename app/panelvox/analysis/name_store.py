@@ -11,21 +11,16 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import replace
 from pathlib import Path
 
+from panelvox import paths
 from panelvox.jsonfile import write_json_atomic
 from panelvox.model import Character, PageAnalysis
 
 log = logging.getLogger(__name__)
 
 _FORMAT = "panelvox.names/1"
-
-
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "panelvox"
 
 
 def character_key(page: int, character: Character) -> str:
@@ -37,7 +32,7 @@ class NameStore:
     """Read and write the user's character names in ``names.json``."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else config_dir() / "names.json"
+        self.path = path if path is not None else paths.config_dir() / "names.json"
 
     def _load(self) -> dict[str, dict[str, str]]:
         try:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 
+from panelvox import paths
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.jsonfile import write_json_atomic
@@ -21,16 +21,11 @@ log = logging.getLogger(__name__)
 _FORMAT = "panelvox.directions/1"
 
 
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "panelvox"
-
-
 class DirectionOverrides:
     """Read and write per-book direction overrides in ``directions.json``."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else config_dir() / "directions.json"
+        self.path = path if path is not None else paths.config_dir() / "directions.json"
 
     def _load(self) -> dict[str, str]:
         try:

@@ -24,6 +24,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from panelvox import paths
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.jsonfile import write_json_atomic
@@ -291,14 +292,11 @@ def check_pair(model: GgufInfo, mmproj: GgufInfo | None) -> list[str]:
 
 
 # -- the manifest ---------------------------------------------------------------------------------
-def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "panelvox"
 
 
 def manifest_path() -> Path:
     """``$XDG_DATA_HOME/panelvox/models.json``."""
-    return data_dir() / "models.json"
+    return paths.data_dir() / "models.json"
 
 
 class ModelRegistry:

@@ -7,12 +7,12 @@ and rewrites the file atomically (temp file + rename), keeping the other keys.
 from __future__ import annotations
 
 import logging
-import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from panelvox import paths
 from panelvox.jsonfile import read_json_object, update_json_section
 
 log = logging.getLogger(__name__)
@@ -125,9 +125,8 @@ def _coerce(key: str, value: Any, default: Any) -> Any:
 
 
 def settings_path() -> Path:
-    """$XDG_CONFIG_HOME/panelvox/settings.json."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "panelvox" / "settings.json"
+    """settings.json in the platform's config folder ($XDG_CONFIG_HOME/panelvox on Linux)."""
+    return paths.config_dir() / "settings.json"
 
 
 def load_prefs(path: Path | None = None) -> NarrationPrefs:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from panelvox import paths
 from panelvox.jsonfile import write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -45,16 +45,11 @@ class RecentBook:
     title: str
 
 
-def state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "panelvox"
-
-
 class PositionStore:
     """Read and write ``positions.json``."""
 
     def __init__(self, path: Path | None = None) -> None:
-        self.path = path if path is not None else state_dir() / "positions.json"
+        self.path = path if path is not None else paths.state_dir() / "positions.json"
 
     def _load(self) -> dict[str, Any]:
         try:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from panelvox import paths as folders
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
 from panelvox.speech.backend import Capabilities, SpeechRequest
@@ -113,8 +114,7 @@ def _slot(key: str, n: int) -> int:
 def manifest_paths() -> list[Path]:
     """Where manifests are read from, lowest priority first."""
     paths = [Path(__file__).resolve().parents[3] / "voices" / "manifest.json"]
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    paths.append(Path(data_home) / "panelvox" / "voices" / "manifest.json")
+    paths.append(folders.data_dir() / "voices" / "manifest.json")
     if env := os.environ.get("PANELVOX_VOICES"):
         paths.append(Path(env))
     return paths
