@@ -9,13 +9,12 @@ file + :func:`os.replace`): a crash never leaves half a file.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import replace
 from pathlib import Path
 
 from panelvox import paths
-from panelvox.jsonfile import write_json_atomic
+from panelvox.jsonfile import read_json_object, write_json_atomic
 from panelvox.model import Character, PageAnalysis
 
 log = logging.getLogger(__name__)
@@ -35,19 +34,7 @@ class NameStore:
         self.path = path if path is not None else paths.config_dir() / "names.json"
 
     def _load(self) -> dict[str, dict[str, str]]:
-        try:
-            raw = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            log.warning("cannot read %s: %s", self.path, exc)
-            return {}
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            log.warning("ignoring damaged %s: %s", self.path, exc)
-            return {}
-        books = data.get("books") if isinstance(data, dict) else None
+        books = read_json_object(self.path).get("books")
         if not isinstance(books, dict):
             return {}
         return {

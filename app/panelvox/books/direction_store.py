@@ -6,14 +6,13 @@ Written atomically (temporary file + :func:`os.replace`): a crash never leaves h
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 from panelvox import paths
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
-from panelvox.jsonfile import write_json_atomic
+from panelvox.jsonfile import read_json_object, write_json_atomic
 from panelvox.model import ReadingDirection
 
 log = logging.getLogger(__name__)
@@ -28,19 +27,7 @@ class DirectionOverrides:
         self.path = path if path is not None else paths.config_dir() / "directions.json"
 
     def _load(self) -> dict[str, str]:
-        try:
-            raw = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {}
-        except OSError as exc:
-            log.warning("cannot read %s: %s", self.path, exc)
-            return {}
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            log.warning("ignoring damaged %s: %s", self.path, exc)
-            return {}
-        books = data.get("books") if isinstance(data, dict) else None
+        books = read_json_object(self.path).get("books")
         if not isinstance(books, dict):
             return {}
         return {str(k): str(v) for k, v in books.items()}
