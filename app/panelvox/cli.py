@@ -152,7 +152,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return run_doctor(speak=args.speak, backend=args.backend)
 
 
-def _book_first(argv: list[str], commands: set[str]) -> list[str]:
+def _book_first(argv: list[str], commands: frozenset[str]) -> list[str]:
     """``panelvox BOOK`` means ``panelvox read BOOK``: a first argument that is an existing
     file or folder and not a subcommand opens the book."""
     for i, arg in enumerate(argv):
@@ -164,7 +164,8 @@ def _book_first(argv: list[str], commands: set[str]) -> list[str]:
     return argv
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
+    """The parser and the names of its subcommands."""
     parser = argparse.ArgumentParser(
         prog="panelvox",
         # Translators: one-line description of the program in --help.
@@ -305,14 +306,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", metavar="NAME", help=_("speech output for --speak"))
     p.set_defaults(handler=_cmd_doctor)
 
-    return parser
+    return parser, frozenset(sub.choices)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser, commands = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    args = parser.parse_args(_book_first(argv, set(sub.choices)))
+    args = parser.parse_args(_book_first(argv, commands))
     _setup_logging(args.verbose)
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
