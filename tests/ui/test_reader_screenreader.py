@@ -83,7 +83,7 @@ if [ {int(orca)} = 1 ]; then
 fi
 QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 QT_QPA_PLATFORM=xcb {panelvox} read {BOOK} --backend silence >{tmp}/app.log 2>&1 &
 APP=$!
-{SYSTEM_PYTHON} {TREE_SCRIPT} --wait 240 --min-items 3 --keys '{keys}' >{tmp}/tree.json
+{SYSTEM_PYTHON} {TREE_SCRIPT} --wait 240 --min-items 3 --keys '{keys}' >{tmp}/tree.json 2>{tmp}/tree.err
 RC=$?
 if [ -n "$ORCA" ]; then
   for i in $(seq 600); do grep -qF {json.dumps(expect)} {orca_log} 2>/dev/null && break; sleep 0.1; done
@@ -102,10 +102,11 @@ exit $RC
         ["dbus-run-session", "--", "bash", str(tmp / "session.sh")], env=env, capture_output=True, timeout=420
     )
     tree_text = (tmp / "tree.json").read_text(encoding="utf-8") if (tmp / "tree.json").exists() else ""
+    tree_err = (tmp / "tree.err").read_text(errors="replace") if (tmp / "tree.err").exists() else ""
     assert proc.returncode == 0, (
-        proc.stderr.decode()[-2000:],
-        tree_text,
-        (tmp / "app.log").read_text()[-2000:],
+        f"tree script: {tree_err[-1500:]}\ntree: {tree_text[:1000]}\n"
+        f"app: {(tmp / 'app.log').read_text(errors='replace')[-1500:]}\n"
+        f"session: {proc.stderr.decode(errors='replace')[-1000:]}"
     )
     log = orca_log.read_text(encoding="utf-8", errors="replace") if orca_log.exists() else ""
     return json.loads(tree_text), log

@@ -59,36 +59,66 @@ def items(tree) -> list[list[object]]:
     return out
 
 
+def focused_name(tree) -> str | None:
+    for i in range(tree.childCount):
+        child = tree.getChildAtIndex(i)
+        if child is not None and child.getState().contains(pyatspi.STATE_FOCUSED):
+            return child.name
+    return None
+
+
+def snapshot(min_items: int):
+    """(tree, items, focused) of the running window, or None while it is not ready.
+
+    The window rebuilds its tree as analysis lands and as the reader moves, so any object
+    may vanish between two calls: a failed read is simply tried again by the caller.
+    """
+    try:
+        app = find_app("panelvox")
+        tree = find_tree(app) if app is not None else None
+        if tree is None:
+            return None
+        result = items(tree)
+        if len(result) < min_items:
+            return None
+        return tree, result, focused_name(tree)
+    except Exception as exc:  # noqa: BLE001 - a vanished object mid-read: try again
+        print(f"retrying after {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
+
+
+def wait_for(min_items: int, seconds: float, want_focus: bool):
+    deadline = time.monotonic() + seconds
+    snap = None
+    while time.monotonic() < deadline:
+        snap = snapshot(min_items)
+        if snap is not None and (not want_focus or snap[2] is not None):
+            return snap
+        time.sleep(0.5)
+    return snap
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--wait", type=float, default=60)
     ap.add_argument("--min-items", type=int, default=3)
     ap.add_argument("--keys", default="")
     args = ap.parse_args()
-    deadline = time.monotonic() + args.wait
-    result: list[list[object]] = []
-    tree = None
-    while time.monotonic() < deadline:
-        app = find_app("panelvox")
-        tree = find_tree(app) if app is not None else None
-        if tree is not None:
-            result = items(tree)
-            if len(result) >= args.min_items:
-                break
-        time.sleep(0.5)
+    snap = wait_for(args.min_items, args.wait, want_focus=False)
     keys = [k for k in args.keys.split(",") if k]
-    for key in keys:
-        sym = {"Right": 0xFF53, "Left": 0xFF51, "Down": 0xFF54, "Up": 0xFF52}[key]
-        pyatspi.Registry.generateKeyboardEvent(sym, None, pyatspi.KEY_SYM)
-        time.sleep(1.5)
-    focused = None
-    if tree is not None:
-        for i in range(tree.childCount):
-            child = tree.getChildAtIndex(i)
-            if child is not None and child.getState().contains(pyatspi.STATE_FOCUSED):
-                focused = child.name
-    json.dump({"found": tree is not None, "items": result, "focused": focused}, sys.stdout)
-    return 0 if tree is not None else 1
+    if snap is not None and keys:
+        for key in keys:
+            sym = {"Right": 0xFF53, "Left": 0xFF51, "Down": 0xFF54, "Up": 0xFF52}[key]
+            pyatspi.Registry.generateKeyboardEvent(sym, None, pyatspi.KEY_SYM)
+            time.sleep(1.5)
+        snap = wait_for(args.min_items, 30, want_focus=True) or snap
+    if snap is None:
+        print(f"no tree with {args.min_items} items within {args.wait:.0f} s", file=sys.stderr)
+        json.dump({"found": False, "items": [], "focused": None}, sys.stdout)
+        return 1
+    _tree, result, focused = snap
+    json.dump({"found": True, "items": result, "focused": focused}, sys.stdout)
+    return 0
 
 
 if __name__ == "__main__":
