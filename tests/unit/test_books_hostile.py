@@ -204,6 +204,17 @@ def test_bad_pages_never_end_the_book(tmp_path: Path) -> None:
         assert [c.problem for c in map(book.check_page, range(5))] == [None, *expected.values(), None]
 
 
+def test_zip_member_without_a_name_is_skipped(tmp_path: Path) -> None:
+    """A damaged central directory can name a member "" (found by the archive fuzzer)."""
+    path = tmp_path / "nameless.cbz"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("p1.png", image_bytes(fmt="PNG"))
+        zf.writestr(zipfile.ZipInfo(""), b"junk")
+    with open_book(path) as book:
+        assert book.page_count == 1
+        assert book.load_page(0).size == (40, 60)
+
+
 # --- whole-book refusals ------------------------------------------------------------------
 def test_password_zip(tmp_path: Path) -> None:
     path = make_encrypted_zip(tmp_path / "pw.cbz", {"p1.jpg": image_bytes()}, b"secret")

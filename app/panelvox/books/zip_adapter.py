@@ -28,7 +28,8 @@ class ZipAdapter:
             self._zip = zipfile.ZipFile(path)
         except _ERRORS as exc:
             raise damaged(f"{path}: not a readable ZIP: {exc!r}") from exc
-        infos = [i for i in self._zip.infolist() if not i.is_dir()]
+        # a damaged central directory can name a member "" (zipfile's is_dir() then fails)
+        infos = [i for i in self._zip.infolist() if i.filename and not i.is_dir()]
         if len(infos) > limits.max_entries:
             self._zip.close()
             raise too_many_entries(len(infos), limits.max_entries)
