@@ -7,6 +7,7 @@ first with scripts/build, about a minute on the 2-core CI machine).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import wave
 from pathlib import Path
@@ -89,5 +90,40 @@ def test_reader_window_opens_offscreen_and_stays_up(app: Path, tmp_path: Path) -
         check=False,
     )
     assert proc.returncode == 124, proc.stderr  # still running when timeout stopped it
+    log = (home / ".local" / "state" / "panelvox" / "panelvox.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log
+
+
+def test_reader_window_opens_on_an_x_display(app: Path, tmp_path: Path) -> None:
+    """Under Xvfb through Qt's xcb plugin, as on a desktop (the build leaves many Qt plugins out)."""
+    if shutil.which("Xvfb") is None:
+        pytest.skip("no Xvfb")
+    read_fd, write_fd = os.pipe()
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    try:
+        with os.fdopen(read_fd) as pipe:
+            display = ":" + pipe.readline().strip()
+        home = tmp_path / "home"
+        home.mkdir()
+        sample = DIST / "_internal" / "assets" / "sample.cbz"
+        proc = subprocess.run(
+            ["timeout", "6", str(app), "read", "--backend", "silence", str(sample)],
+            cwd=tmp_path,
+            env=_clean(home, DISPLAY=display, QT_QPA_PLATFORM="xcb"),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        xvfb.terminate()
+        xvfb.wait(10)
+    assert proc.returncode == 124, proc.stderr  # still running when timeout stopped it
+    assert "Could not load the Qt platform plugin" not in proc.stderr
     log = (home / ".local" / "state" / "panelvox" / "panelvox.log").read_text(encoding="utf-8")
     assert "Traceback" not in log

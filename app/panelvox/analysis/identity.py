@@ -20,8 +20,6 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import numpy.typing as npt
-from scipy.cluster.hierarchy import fcluster, linkage
-from scipy.spatial.distance import squareform
 
 from panelvox.model import Balloon, BBox, Character, PageAnalysis
 
@@ -84,9 +82,49 @@ def cluster(
         for j in range(i + 1, n):
             same_group = groups[i] is not None and groups[i] == groups[j]
             d[i, j] = d[j, i] = _APART if same_group else distance(descriptors[i], descriptors[j])
-    raw = fcluster(linkage(squareform(d, checks=False), method="average"), t=threshold, criterion="distance")
+    raw = average_linkage_cut(d, threshold)
     first: dict[int, int] = {}
     return [first.setdefault(int(r), len(first)) for r in raw]
+
+
+def average_linkage_cut(d: npt.NDArray[np.float64], threshold: float) -> list[int]:
+    """Flat clusters of average-linkage (UPGMA) clustering cut at ``threshold``.
+
+    ``d`` is a symmetric distance matrix. Two clusters merge while the smallest mean
+    distance between their members is ≤ ``threshold`` (the same partition as SciPy's
+    ``fcluster(linkage(..., "average"), t, "distance")``, without shipping SciPy).
+    Returns one label per row; labels are arbitrary integers, equal for one cluster.
+    """
+    n = d.shape[0]
+    work = np.array(d, dtype=np.float64, copy=True)
+    np.fill_diagonal(work, np.inf)
+    size = np.ones(n, np.float64)
+    label = list(range(n))
+    # each row's nearest neighbour, kept up to date: O(n) work per merge, not O(n²)
+    nearest = np.argmin(work, axis=1)
+    for _ in range(n - 1):
+        i = int(np.argmin(work[np.arange(n), nearest]))
+        j = int(nearest[i])
+        if not work[i, j] <= threshold:
+            break
+        # Lance-Williams update for average linkage: j is merged into i
+        merged = (size[i] * work[i] + size[j] * work[j]) / (size[i] + size[j])
+        merged[i] = np.inf
+        merged[j] = np.inf
+        merged[np.isinf(work[i]) & np.isinf(work[j])] = np.inf  # rows already merged away
+        work[i, :] = merged
+        work[:, i] = merged
+        work[j, :] = np.inf
+        work[:, j] = np.inf
+        size[i] += size[j]
+        label = [label[i] if lab == label[j] else lab for lab in label]
+        # rows that pointed at i or j look again; the others may now be nearest to i
+        stale = (nearest == i) | (nearest == j)
+        stale[i] = True
+        nearest[stale] = np.argmin(work[stale], axis=1)
+        closer = merged < work[np.arange(n), nearest]
+        nearest[closer] = i
+    return label
 
 
 def page_clusters(
