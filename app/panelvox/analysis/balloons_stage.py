@@ -4,7 +4,8 @@ For each group of lines the light region around the letters is flood-filled from
 between the letters (the balloon's inside, bounded by its stroke; small gaps in the stroke
 are closed first). A region of plausible size and fill is the balloon: its outline gives
 the block's polygon, its shape the kind (rectangle: caption; scalloped: thought; else
-speech) and what sticks out of its body the tail (tip and direction). Lines outside any
+speech) and what sticks out of its body the tail (tip and direction; its wedge followed to
+the tip by :mod:`panelvox.analysis.tail_geometry`). Lines outside any
 balloon are grouped by proximity and classified as sound effects (large lettering), other
 scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
 not be traced, speech with a lower confidence.
@@ -26,6 +27,7 @@ import numpy.typing as npt
 
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.pipeline import Image
+from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, Point, Tail, TextLine
 
 STAGE = "balloons"
@@ -120,16 +122,18 @@ def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
 
 
 # -- the balloon region ------------------------------------------------------------------
-def _barrier_image(image: Image) -> Mask:
+def _barrier_image(image: Image) -> tuple[Mask, Mask]:
     """The page's lightness with dark strokes thickened by a pixel and set to 0, so flood
     fill stops at broken strokes. Lightness, not colour: a tail or balloon printed in a
-    slightly different tint (misregistered colour plates) still belongs to the balloon."""
+    slightly different tint (misregistered colour plates) still belongs to the balloon.
+    Also the mask (1) of what is not stroke, without the thickening, to follow tails."""
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
     paper = float(np.percentile(gray, 98))
-    dark = cv2.dilate((gray < 0.6 * paper).astype(np.uint8), np.ones((3, 3), np.uint8))
+    stroke = (gray < 0.6 * paper).astype(np.uint8)
+    dark = cv2.dilate(stroke, np.ones((3, 3), np.uint8))
     out = gray.copy()
     out[dark > 0] = 0
-    return np.asarray(out, dtype=np.uint8)
+    return np.asarray(out, dtype=np.uint8), (1 - stroke).astype(np.uint8)
 
 
 def _seeds(barrier: Mask, box: BBox) -> list[tuple[int, int]]:
@@ -175,52 +179,18 @@ def _outline(region: Mask) -> npt.NDArray[np.int32] | None:
     return np.asarray(max(contours, key=cv2.contourArea), dtype=np.int32)
 
 
-def find_tail(filled: Mask, origin: tuple[int, int]) -> Tail | None:
-    """The tail: the thin part that an opening removes from the balloon's body."""
-    ys, xs = np.nonzero(filled)
-    if len(xs) < 50:
-        return None
-    bw, bh = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
-    k = max(5, int(0.3 * min(bw, bh)) | 1)
-    body = cv2.morphologyEx(filled, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    residual = cv2.subtract(filled, body)
-    residual = cv2.morphologyEx(residual, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(residual, connectivity=8)
-    if n <= 1 or not body.any():
-        return None
-    by, bx = np.nonzero(body)
-    cx, cy = bx.mean(), by.mean()
-    body_dist = cv2.distanceTransform((1 - body).astype(np.uint8), cv2.DIST_L2, 3)
-    best: tuple[float, float, float, float, float] | None = None
-    for i in range(1, n):
-        if stats[i, cv2.CC_STAT_AREA] < 0.004 * len(xs):
-            continue
-        ry, rx = np.nonzero(labels == i)
-        d = body_dist[ry, rx]
-        j = int(np.argmax(d))
-        length = float(d[j])
-        if best is None or length > best[0]:
-            base = d <= 2.5
-            bx0 = float(rx[base].mean()) if base.any() else float(cx)
-            by0 = float(ry[base].mean()) if base.any() else float(cy)
-            best = (length, float(rx[j]), float(ry[j]), bx0, by0)
-    if best is None or best[0] < max(5.0, 0.08 * min(bw, bh)):
-        return None
-    length, tx, ty, bx0, by0 = best
-    # direction from the balloon's centre through the base to the tip, weighted to the base
-    dx, dy = (tx - bx0) + 0.3 * (tx - cx), (ty - by0) + 0.3 * (ty - cy)
-    angle = math.degrees(math.atan2(dy, dx)) % 360
-    conf = min(0.95, 0.4 + length / (0.6 * min(bw, bh)))
-    return Tail(Point(tx + origin[0], ty + origin[1]), round(angle, 1), round(conf, 3))
+def classify_shape(region: Mask, params: BalloonParams, light: Mask | None = None) -> Shape | None:
+    """Kind, outline and tail of a balloon region (``None`` when it has no usable outline).
 
-
-def classify_shape(region: Mask, params: BalloonParams) -> Shape | None:
-    """Kind, outline and tail of a balloon region (``None`` when it has no usable outline)."""
+    With ``light`` (1 where the page is not stroke, without the thickening of the fill's
+    barrier), a tail's wedge is followed to its real tip and joins the outline.
+    """
     ys, xs = np.nonzero(region)
     if len(xs) == 0:
         return None
-    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
-    pad = 2
+    x0, y0, x1, y1 = int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+    side = min(x1 - x0, y1 - y0)
+    pad = int(0.15 * side) + 6  # the opening that finds the body must not meet the border
     crop = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), np.uint8)
     crop[pad:-pad, pad:-pad] = region[y0:y1, x0:x1]
     contour = _outline(crop)
@@ -228,24 +198,61 @@ def classify_shape(region: Mask, params: BalloonParams) -> Shape | None:
         return None
     filled = np.zeros_like(crop)
     cv2.drawContours(filled, [contour], -1, 1, thickness=cv2.FILLED)
-    area = float(cv2.contourArea(contour))
-    if area / max(1.0, float((x1 - x0) * (y1 - y0))) < params.min_solidity:
+    body = balloon_body(filled)
+    if _solidity(body if body.any() else filled) < params.min_solidity:
         return None  # a ragged region: background between figures, not a balloon
+    area = float(cv2.contourArea(contour))
     hull = cv2.convexHull(contour)
     hull_area = max(1.0, float(cv2.contourArea(hull)))
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
     rectangularity = area / max(1.0, rw * rh)
     solidity = area / hull_area
-    origin = (int(x0) - pad, int(y0) - pad)
-    approx = cv2.approxPolyDP(contour, max(1.5, 0.01 * cv2.arcLength(contour, True)), True)
-    polygon = tuple(Point(float(p[0][0] + origin[0]), float(p[0][1] + origin[1])) for p in approx)
+    origin = (x0 - pad, y0 - pad)
+
+    def polygon_of(c: npt.NDArray[np.int32], at: tuple[int, int] = origin) -> tuple[Point, ...]:
+        approx = cv2.approxPolyDP(c, max(1.5, 0.01 * cv2.arcLength(c, True)), True)
+        return tuple(Point(float(p[0][0] + at[0]), float(p[0][1] + at[1])) for p in approx)
+
     if rectangularity >= params.caption_rectangularity and solidity >= 0.97:
-        return Shape(BalloonKind.CAPTION, polygon, None, round(min(0.95, rectangularity), 3))
+        return Shape(BalloonKind.CAPTION, polygon_of(contour), None, round(min(0.95, rectangularity), 3))
     bumps = _bumps(contour, hull_area)
-    tail = find_tail(filled, origin)
+    if light is None:
+        tail, channel = tail_with_wedge(filled, None, origin, body)
+    else:
+        # a wider window, for the tail's wedge to go on (tails reach about a balloon's height)
+        m = int(min(300, max(24, 0.8 * side)))
+        filled, body = np.pad(filled, m), np.pad(body, m)
+        origin = (origin[0] - m, origin[1] - m)
+        tail, channel = tail_with_wedge(filled, _window(light, origin, filled.shape), origin, body)
     if bumps >= params.thought_min_bumps and solidity <= 0.965 and tail is None:
-        return Shape(BalloonKind.THOUGHT, polygon, None, round(min(0.9, 0.5 + 0.05 * bumps), 3))
+        return Shape(BalloonKind.THOUGHT, polygon_of(contour), None, round(min(0.9, 0.5 + 0.05 * bumps), 3))
+    polygon = polygon_of(contour)
+    if channel is not None:  # the balloon's outline runs to the tail's tip
+        grown = np.asarray(cv2.dilate(channel, np.ones((3, 3), np.uint8)), dtype=np.uint8)
+        whole = _outline(np.maximum(filled, grown))
+        if whole is not None:
+            polygon = polygon_of(whole, origin)
     return Shape(BalloonKind.SPEECH, polygon, tail, round(min(0.95, 0.5 + solidity / 2), 3))
+
+
+def _solidity(mask: Mask) -> float:
+    """Pixels of ``mask`` over the area of their bounding box."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return 0.0
+    return len(xs) / float((xs.max() - xs.min() + 1) * (ys.max() - ys.min() + 1))
+
+
+def _window(mask: Mask, origin: tuple[int, int], shape: tuple[int, ...], off: int = 2) -> Mask:
+    """``mask[origin : origin + shape]``, ``off`` where the window leaves the page."""
+    out = np.full(shape[:2], off, np.uint8)
+    h, w = mask.shape[:2]
+    ox, oy = origin
+    sx0, sy0 = max(0, ox), max(0, oy)
+    sx1, sy1 = min(w, ox + shape[1]), min(h, oy + shape[0])
+    if sx1 > sx0 and sy1 > sy0:
+        out[sy0 - oy : sy1 - oy, sx0 - ox : sx1 - ox] = mask[sy0:sy1, sx0:sx1]
+    return out
 
 
 def _bumps(contour: npt.NDArray[np.int32], hull_area: float) -> int:
@@ -344,7 +351,7 @@ class BalloonsStage:
         params = self.params
         h, w = image.shape[:2]
         page_area = float(h * w)
-        barrier = _barrier_image(image)
+        barrier, light = _barrier_image(image)
         typical = statistics.median(_thickness(ln) for ln in main)
 
         labels = np.zeros((h, w), np.int32)
@@ -373,7 +380,7 @@ class BalloonsStage:
         blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
         for label, members in groups.items():
             region = regions[label - 1][0]
-            shape = self._balloon_shape(region, members, page_area, params)
+            shape = self._balloon_shape(region, members, page_area, params, light)
             if shape is None:
                 free.extend(members)
                 continue
@@ -419,7 +426,11 @@ class BalloonsStage:
 
     @staticmethod
     def _balloon_shape(
-        region: Mask, members: Sequence[TextLine], page_area: float, params: BalloonParams
+        region: Mask,
+        members: Sequence[TextLine],
+        page_area: float,
+        params: BalloonParams,
+        light: Mask | None = None,
     ) -> Shape | None:
         ys, xs = np.nonzero(region)
         if len(xs) == 0 or len(xs) > params.max_page_fraction * page_area:
@@ -430,7 +441,7 @@ class BalloonsStage:
             return None
         if not _body_hugs_text(region, rbox, tbox, max(_thickness(ln) for ln in members)):
             return None  # the fill leaked out of a broken outline into the panel
-        return classify_shape(region, params)
+        return classify_shape(region, params, light)
 
     @staticmethod
     def _free_kind(
