@@ -186,3 +186,70 @@ def test_white_panel_bled_off_three_sides_is_closed_along_the_edges() -> None:
     found = boxes(img)
     assert len(found) == 2, found
     assert found[0].iou(BBox(0, 0, W, 303)) > 0.85
+
+
+def test_black_page_with_panels_bled_to_both_side_edges() -> None:
+    # a black page: the panels run off the left and right edges with wide black gutters
+    # between them, so the sealed side edges join every panel into one ink region round a
+    # network of gutters; the panels inside it must still be found
+    img = page((0, 0, 0))
+    panels = [(0, 60, W, 250), (0, 300, 270, 480), (320, 300, W, 480)]
+    panels += [(0, 530, 250, 700), (300, 530, W, 700), (0, 750, W, 800)]
+    for i, (x0, y0, x1, y1) in enumerate(panels):
+        img[y0:y1, x0:x1] = (235, 235, 235)
+        if y1 - y0 > 100:
+            img[y0 + 40 : y1 - 40, x0 + 60 + 10 * i : x0 + 140 + 10 * i] = 0  # a dark figure
+    assert_found(boxes(img), panels)
+
+
+def slanted_pair(img: np.ndarray, top: int, bottom: int) -> None:
+    """Two framed panels side by side, split by a gutter from x=top (y=20) to x=bottom (y=820)."""
+    yy, xx = np.mgrid[:H, :W]
+    split = top + (bottom - top) * (yy - 20) / 800.0
+    inside = (yy >= 20) & (yy < 820) & (xx >= 20) & (xx < 580)
+    left = inside & (xx < split - 10)
+    right = inside & (xx > split + 10)
+    for part in (left, right):
+        img[part] = (90, 140, 200)
+        edge = part & ~(
+            np.roll(part, 3, 0) & np.roll(part, -3, 0) & np.roll(part, 3, 1) & np.roll(part, -3, 1)
+        )
+        img[edge] = 0
+
+
+def test_slanted_gutter_splits_panels() -> None:
+    img = page()
+    slanted_pair(img, 260, 340)  # a tilt of about 6 degrees: no straight line runs down it
+    img[380:440, 240:360] = 0  # a figure across the gutter joins the two panels
+    found = boxes(img)
+    assert len(found) == 2, found
+    left, right = sorted(found, key=lambda b: b.x0)
+    assert left.iou(BBox(20, 20, 330, 820)) > 0.9, left
+    assert right.iou(BBox(270, 20, 580, 820)) > 0.9, right
+
+
+def test_small_framed_box_is_not_a_panel() -> None:
+    img = page()
+    framed(img, GRID[0])
+    framed(img, GRID[1])
+    framed(img, (20, 420, 580, 700))
+    # a framed box of 1.6 % of the page below the panels: a title logo or caption, not a panel
+    framed(img, (250, 720, 340, 810), fill=(255, 255, 255))
+    img[750:770, 270:320] = 0
+    assert_found(boxes(img), [GRID[0], GRID[1], (20, 420, 580, 700)])
+
+
+def test_short_notch_between_art_and_frame_at_the_edge_is_sealed() -> None:
+    # a white panel bled off the top edge; round art (heads cut by the edge) reaches the
+    # edge a little way from each side frame: the short stretches of paper between them
+    # are notches in the panel (no frame lines run inward beside them), not gutters
+    img = page()
+    img[0:400, 20:23] = 0
+    img[0:400, 577:580] = 0
+    img[397:400, 20:580] = 0
+    yy, xx = np.ogrid[:H, :W]
+    for cx in (125, 475):
+        img[(xx - cx) ** 2 + (yy + 40) ** 2 <= 90**2] = 60
+    img[250:330, 200:400] = 30  # more art
+    framed(img, (20, 420, 580, 820))
+    assert_found(boxes(img), [(20, 0, 580, 400), (20, 420, 580, 820)])

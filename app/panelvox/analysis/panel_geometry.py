@@ -25,7 +25,7 @@ class ClassicalParams:
     work_size: int = 900  # longer side of the working copy, pixels
     margin: float = 0.015  # width of the ring the paper colour is taken from
     ink_threshold: float = 28.0  # Lab distance from the paper colour that counts as ink
-    min_panel_area: float = 0.012  # smaller regions are balloons, page numbers, logos
+    min_panel_area: float = 0.02  # smaller regions are balloons, figures cut off a panel, logos
     cut_tolerance: float = 0.12  # a cut line may cross this share of filled pixels...
     max_bridge: float = 0.65  # ...or this share, where it is a sharp dip (a bridged gutter)
     dip_depth: float = 0.3  # how much more the lines beside a bridged gutter are filled
@@ -51,8 +51,14 @@ class ClassicalParams:
     seal_corners: bool = True  # close white panels bled off two sides at a page corner...
     max_edge_ink: float = 0.5  # ...unless an edge is mostly ink (a binding shadow)...
     max_corner_panel: float = 0.7  # ...or the panel would cover most of the page (a margin)
+    notch_depth: float = 0.03  # a short stretch of edge paper is a gutter only if ink walls
+    # run this far inward on both sides of it; otherwise a notch in a bleeding panel's art
     seal_sides: bool = True  # close white panels bled off three sides...
     max_side_panel: float = 0.45  # ...at most this deep
+    # slanted gutters (manga): where no straight cut is left, cuts tilted by these slopes
+    # (rise per run, both ways) are tried, with the same gutter and bridged-gutter rules
+    slants: tuple[float, ...] = (0.04, 0.08, 0.12, 0.16, 0.22)
+    slant_size: int = 300  # longer side of the copy slanted cuts are searched on, pixels
     max_panels: int = 24  # more regions than this: not a panel layout (a text page)
     min_coverage: float = 0.20  # panels covering less of the page: not a panel layout
 
@@ -61,8 +67,9 @@ def seal_bleeds(ink: Mask, p: ClassicalParams) -> None:
     """Close panels whose frame runs off the page edge, in place.
 
     Along each edge, a stretch of paper between two inked points is a gutter when it is
-    short and the inside of a bleeding panel when it is long; the long ones are inked so the
-    panel's outline closes along the page edge. A corner is inside a bleeding panel when
+    short and walled (ink runs inward beside both ends: the frame lines of the panels on
+    either side) and the inside of a bleeding panel otherwise (long, or a short notch
+    between art and a frame); those are inked so the panel's outline closes along the edge. A corner is inside a bleeding panel when
     both edges meeting there run a long way on paper from their last inked point to it
     (a white panel bled off two sides: only its two inner frame lines reach the edges).
     """
@@ -76,12 +83,19 @@ def seal_bleeds(ink: Mask, p: ClassicalParams) -> None:
         ink[:, max(0, w - 1 - k)],
     ]
     found = [np.flatnonzero(e) for e in edges]
-    for line, on in zip(edges, found, strict=True):
+    # the ink inward of each inset line, depth first: (depth, position along the line)
+    d = max(3, round(p.notch_depth * min(h, w)))
+    bands = [ink[k : k + d, :], ink[h - 1 - k : max(0, h - 1 - k - d) : -1, :]]
+    bands += [ink[:, k : k + d].T, ink[:, w - 1 - k : max(0, w - 1 - k - d) : -1].T]
+    for line, on, band in zip(edges, found, bands, strict=True):
         if on.size < 2:
             continue
         gaps = np.diff(on)
-        for i in np.flatnonzero(gaps > p.max_gutter * line.size):
-            line[int(on[i]) : int(on[i + 1]) + 1] = 1
+        for i in np.flatnonzero(gaps > 1):
+            a, b = int(on[i]), int(on[i + 1])
+            if gaps[i] <= p.max_gutter * line.size and _walled(band, a, b):
+                continue  # a gutter: frame lines run inward on both sides of it
+            line[a : b + 1] = 1
     if not p.seal_corners:
         return
     # corners: (edge, end) pairs meeting there; end 0 = start of the line, 1 = its end
@@ -123,6 +137,15 @@ def seal_bleeds(ink: Mask, p: ClassicalParams) -> None:
                 edges[side][: int(found[side][0]) + 1] = 1
             else:
                 edges[side][int(found[side][-1]) :] = 1
+
+
+def _walled(band: Mask, a: int, b: int) -> bool:
+    """Whether ink runs inward from the edge beside both ends of the paper stretch ``a..b``."""
+    if band.shape[0] == 0:
+        return True
+    left = band[:, max(0, a - 2) : a + 1].any(axis=1).mean()
+    right = band[:, b : b + 3].any(axis=1).mean()
+    return bool(left >= 0.8 and right >= 0.8)
 
 
 def frame_lines(rgb: Mask, ink: Mask, p: ClassicalParams) -> tuple[Mask, Mask]:
@@ -212,3 +235,63 @@ def line_cut(
         if best is None or score < best[0]:
             best = (score + 0.02, (a + b) // 2)
     return best
+
+
+def slanted_profiles(
+    own: Mask, p: ClassicalParams
+) -> list[tuple[int, float, float, npt.NDArray[np.float64]]]:
+    """Filled share along tilted lines of a region: ``(axis, slope, scale, profile)`` per slope.
+
+    Axis 0 profiles run down the region (one value per nearly horizontal line
+    ``y = i + slope * (x - w / 2)``), axis 1 across it (nearly vertical lines). They are
+    taken on a copy at most ``p.slant_size`` pixels long; ``scale`` maps its indices back.
+    Lines that leave the region over a tenth of their length read as filled (no cut there).
+    """
+    h, w = own.shape
+    scale = min(1.0, p.slant_size / max(h, w))
+    src: Mask = own.astype(np.float32)
+    if scale < 1.0:
+        src = cv2.resize(
+            src, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA
+        )
+    out = []
+    for axis in (0, 1):
+        m = src if axis == 0 else np.ascontiguousarray(src.T)
+        mh, mw = m.shape
+        if mh < 8 or mw < 8:
+            continue
+        cx = mw / 2.0
+        rows = np.arange(mh, dtype=np.float64)
+        for slope in (*p.slants, *(-s for s in p.slants)):
+            # destination (x, i) reads the source at (x, i + slope * (x - cx))
+            aff = np.array([[1.0, 0.0, 0.0], [slope, 1.0, -slope * cx]], np.float64)
+            flags = cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP
+            sheared = cv2.warpAffine(m, aff, (mw, mh), flags=flags, borderValue=0.0)
+            # how many x keep the line inside the copy: 0 <= i + slope * (x - cx) < mh
+            lo, hi = cx - rows / slope, cx + (mh - rows) / slope
+            if slope < 0:
+                lo, hi = hi, lo
+            valid = np.clip(hi, 0, mw) - np.clip(lo, 0, mw)
+            prof = sheared.sum(axis=1) / np.maximum(valid, 1.0)
+            prof[valid < 0.9 * mw] = 1.0
+            out.append((axis, slope, scale, prof.astype(np.float64)))
+    return out
+
+
+def slanted_split(own: Mask, axis: int, slope: float, idx: int) -> tuple[Mask, Mask, Mask]:
+    """The two sides of a tilted cut through ``own`` and the cut itself (two pixels thick,
+    so no diagonal step of the line joins the sides), all shaped like ``own``."""
+    h, w = own.shape
+    if axis == 0:
+        xs = np.arange(w, dtype=np.float64)
+        line = np.rint(idx + slope * (xs - w / 2.0)).astype(np.int64)[None, :]
+        pos = np.arange(h)[:, None]
+    else:
+        ys = np.arange(h, dtype=np.float64)
+        line = np.rint(idx + slope * (ys - h / 2.0)).astype(np.int64)[:, None]
+        pos = np.arange(w)[None, :]
+    on = own > 0
+    before = on & (pos < line)
+    after = on & (pos > line + 1)
+    cut = ((pos == line) | (pos == line + 1)) & np.ones_like(on)
+    return before.astype(np.uint8), after.astype(np.uint8), cut.astype(np.uint8)

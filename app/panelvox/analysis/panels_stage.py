@@ -5,12 +5,15 @@ The classical detector works on a downscaled copy of the page:
 1. the paper colour is estimated from the page margin (white, yellowed or black);
 2. everything that differs from it is "ink"; panels bled off the page edges are closed along
    the edge (also at a corner, or off three sides); each ink region's outer contour is
-   filled, so a framed panel becomes one solid region whatever is drawn inside it;
+   filled, so a framed panel becomes one solid region whatever is drawn inside it; a
+   region that encloses a network of gutters (a frame round the page, or panels on a black
+   page joined along its sealed side edges) is filled less that network;
 3. regions joined by a balloon or a figure that crosses a gutter are split by a recursive
    XY-cut over the filled mask: at each step the cleanest cut line (fewest filled pixels,
    horizontal or vertical) below a tolerance is cut, one pixel wide. A long, straight, dark
    border line spanning the region is a cut too (panels sharing a frame line with no paper
-   between them, screen tone on both sides), unless it repeats like hatching;
+   between them, screen tone on both sides), unless it repeats like hatching. Where no
+   straight cut is left, a slanted gutter (tilted up to about 12 degrees) may be cut;
 4. regions large enough to be panels become panels (bounding box, outline polygon when the
    shape is not a rectangle, confidence from how panel-like the shape is); a page whose
    structure is implausible (one tiny region, a text page) gets no panels.
@@ -36,6 +39,8 @@ from panelvox.analysis.panel_geometry import (
     line_cut,
     longest_runs,
     seal_bleeds,
+    slanted_profiles,
+    slanted_split,
 )
 from panelvox.analysis.pipeline import Image
 from panelvox.model import BBox, PageAnalysis, Panel, Point
@@ -178,8 +183,12 @@ def _fill_regions(mask: Mask, p: ClassicalParams) -> Mask:
             else []
         )
         if holes:
-            cv2.drawContours(out, contours, i, 1, thickness=2)
+            # The region minus its gutter network: a frame round the page leaves a thin ring
+            # (opened away below), panels joined along a sealed page edge stay panels.
+            cv2.drawContours(out, contours, i, 1, thickness=cv2.FILLED)
             for j in holes:
+                cv2.drawContours(out, contours, j, 0, thickness=cv2.FILLED)
+                cv2.drawContours(out, contours, j, 0, thickness=2)
                 stack.extend(children(j))
         else:
             cv2.drawContours(out, contours, i, 1, thickness=cv2.FILLED)
@@ -201,12 +210,17 @@ def _xy_cut(
     cuts: Mask,
     depth: int,
     lines: tuple[Mask, Mask],
+    own: Mask | None = None,
 ) -> None:
-    """Mark in ``cuts`` the gutter lines that separate ``region`` into panels, recursively."""
+    """Mark in ``cuts`` the gutter lines that separate ``region`` into panels, recursively.
+
+    ``own`` is the region's own filled pixels within its box (a slanted cut leaves the
+    other side's pixels in the box of each side); by default all filled pixels of the box.
+    """
     if depth > p.max_depth:
         return
     x0, y0, x1, y1 = region
-    sub = filled[y0:y1, x0:x1]
+    sub = filled[y0:y1, x0:x1] if own is None else own
     if sub.size == 0:
         return
     best: tuple[float, int, int] | None = None  # (score, axis 0=row 1=column, index)
@@ -227,19 +241,39 @@ def _xy_cut(
         found = line_cut(cover, sub.mean(axis=1 - axis).astype(np.float64), filled.shape[axis], p)
         if found is not None and (best is None or found[0] < best[0] - 1e-9):
             best = (found[0], axis, found[1])
+    # Where no straight cut is left, a slanted gutter (common in manga) may still be cut.
+    slanted: tuple[float, int, float, int] | None = None  # (score, axis, slope, index)
+    if best is None and sub.sum() >= 2 * p.min_panel_area * filled.size:
+        for axis, slope, scale, prof in slanted_profiles(sub, p):
+            found = _best_cut(prof, round(filled.shape[axis] * scale), p)
+            if found is not None and (slanted is None or found[0] < slanted[0]):
+                slanted = (found[0], axis, slope, round(found[1] / scale))
+    if slanted is not None:
+        _, axis, slope, idx = slanted
+        before, after, cut = slanted_split(sub, axis, slope, idx)
+        cuts[y0:y1, x0:x1] |= cut
+        for side in (before, after):
+            box = _trim(side, (0, 0, x1 - x0, y1 - y0))
+            if box is not None:
+                bx0, by0, bx1, by1 = box
+                part = (x0 + bx0, y0 + by0, x0 + bx1, y0 + by1)
+                _xy_cut(filled, part, p, cuts, depth + 1, lines, side[by0:by1, bx0:bx1])
+        return
     if best is None:
         return
     _, axis, idx = best
     if axis == 0:
         cuts[y0 + idx, x0:x1] = 1
-        parts = [(x0, y0, x1, y0 + idx), (x0, y0 + idx + 1, x1, y1)]
+        sides = [(0, 0, x1 - x0, idx), (0, idx + 1, x1 - x0, y1 - y0)]
     else:
         cuts[y0:y1, x0 + idx] = 1
-        parts = [(x0, y0, x0 + idx, y1), (x0 + idx + 1, y0, x1, y1)]
-    for part in parts:
-        trimmed = _trim(filled, part)
-        if trimmed is not None:
-            _xy_cut(filled, trimmed, p, cuts, depth + 1, lines)
+        sides = [(0, 0, idx, y1 - y0), (idx + 1, 0, x1 - x0, y1 - y0)]
+    for half in sides:
+        box = _trim(sub, half)
+        if box is not None:
+            bx0, by0, bx1, by1 = box
+            part = (x0 + bx0, y0 + by0, x0 + bx1, y0 + by1)
+            _xy_cut(filled, part, p, cuts, depth + 1, lines, None if own is None else own[by0:by1, bx0:bx1])
 
 
 def _best_cut(prof: npt.NDArray[np.float64], page_len: int, p: ClassicalParams) -> tuple[float, int] | None:
