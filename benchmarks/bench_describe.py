@@ -10,8 +10,11 @@ overhead (image encoding, grammar-constrained sampling, verification), not a rea
 Pages: assets/sample-rtl.cbz and assets/sample.cbz, analysed with the default pipeline.
 The "quoting text that is not there" rate of the page narrations is scored with the eval's own
 metric (panelvox.eval.dialogue_metrics.narration_faithfulness) with the verifier off (claims
-as the model gave them) and on (verified). ``--write`` replaces the "Describer and verifier
-(issue 7)" section of docs/benchmarks.md.
+as the model gave them) and on (verified). The same measurement over the cib pages with human
+narrations, and the verifier on injected hallucinations, is ``panelvox eval cib --stage
+describe`` (panelvox.eval.describe_eval); its numbers go into benchmarks/describe_notes.md.
+``--write`` replaces the "Describer and verifier (issue 7)" section of docs/benchmarks.md
+with this script's rows followed by benchmarks/describe_notes.md.
 """
 
 from __future__ import annotations

@@ -69,6 +69,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         out=args.out,
         overlays=args.overlays,
         narrations=args.narrations,
+        describer=args.describer,
+        model=args.model,
+        samples=args.samples,
     )
 
 
@@ -146,6 +149,16 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     return run_ask(args.book, args.page, args.question, model=args.model, use_model=not args.no_model)
 
 
+def _cmd_names(args: argparse.Namespace) -> int:
+    from panelvox.analysis.names_cmd import run_names
+    from panelvox.export.narrate_cmd import parse_pages
+
+    rename = (args.rename[0], args.rename[1]) if args.rename else None
+    return run_names(
+        args.book, pages=parse_pages(args.page, args.pages), rename=rename, direction=args.direction
+    )
+
+
 def _cmd_doctor(args: argparse.Namespace) -> int:
     from panelvox.doctor import run_doctor
 
@@ -188,9 +201,10 @@ def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
     )
     p.add_argument(
         "--stage",
-        choices=["panels", "text", "order", "speakers", "all"],
+        choices=["panels", "text", "order", "speakers", "all", "describe"],
         default="all",
-        help=_("which part of the analysis to measure"),
+        # Translators: help for --stage of `panelvox eval`; "describe" is a keyword, keep it.
+        help=_("which part of the analysis to measure (describe: the scene describer and its checks)"),
     )
     p.add_argument("--limit", type=int, metavar="N", help=_("measure at most N pages per dataset"))
     p.add_argument("--out", type=Path, metavar="DIR", help=_("where metrics.json and report.md go"))
@@ -203,6 +217,25 @@ def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
         metavar="DIR",
         # Translators: help for --narrations of `panelvox eval`; PAGE is a page's id.
         help=_("score generated narrations DIR/PAGE.txt for quoting text that is not on the page"),
+    )
+    p.add_argument(
+        "--describer",
+        choices=["auto", "model", "injected"],
+        default="auto",
+        # Translators: help for --describer of `panelvox eval --stage describe`; keep the keywords.
+        help=_(
+            "with --stage describe: an added model, or true and injected false claims (auto: model if added)"
+        ),
+    )
+    # Translators: help for --model of `panelvox eval --stage describe`.
+    p.add_argument("--model", metavar="NAME", help=_("with --stage describe: the added model to use"))
+    p.add_argument(
+        "--samples",
+        type=int,
+        default=3,
+        metavar="N",
+        # Translators: help for --samples of `panelvox eval --stage describe`.
+        help=_("with --stage describe: samples per panel for the consistency check"),
     )
     p.set_defaults(handler=_cmd_eval)
 
@@ -297,6 +330,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
     p.add_argument("--no-model", action="store_true", help=_("answer from the page analysis only"))
     p.add_argument("question", nargs="+")
     p.set_defaults(handler=_cmd_ask)
+
+    # Translators: help for `panelvox names`.
+    p = sub.add_parser("names", help=_("list who speaks in a book, or rename a character"))
+    p.add_argument("book", type=Path)
+    which = p.add_mutually_exclusive_group()
+    # Translators: help for --page of `panelvox names`.
+    which.add_argument("--page", type=int, metavar="N", help=_("only page N (from 1)"))
+    # Translators: help for --pages of `panelvox names`.
+    which.add_argument("--pages", metavar="A-B", help=_("only pages A to B"))
+    # Translators: help for --rename of `panelvox names`; KEY is like p4:c2 from the list.
+    p.add_argument(
+        "--rename", nargs=2, metavar=("KEY", "NAME"), help=_("give a character a name for the book")
+    )
+    p.add_argument("--direction", choices=["ltr", "rtl", "ttb-rtl"], help=_("override reading direction"))
+    p.set_defaults(handler=_cmd_names)
 
     # Translators: help for `panelvox doctor`.
     p = sub.add_parser("doctor", help=_("say what this computer offers: graphics card, voices, models"))

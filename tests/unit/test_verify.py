@@ -14,7 +14,7 @@ from panelvox.narration.verify import (
     Hallucination,
     VerifiedPanel,
     extract_quotes,
-    partial_ratio,
+    quote_match,
     reported_speech,
     verify_narration,
     verify_panel,
@@ -46,9 +46,17 @@ def test_invented_quote_is_dropped_with_evidence() -> None:
 
 
 def test_ocr_noise_still_matches_fuzzily() -> None:
-    assert partial_ratio("It sank last night", "IT SANK LAST NIGHT.") == 1.0
-    assert partial_ratio("it sunk last nite", "IT SANK LAST NIGHT.") >= 0.8
-    assert partial_ratio("the treasure is buried", "IT SANK LAST NIGHT.") < 0.6
+    assert quote_match("It sank last night", "IT SANK LAST NIGHT.") == 1.0
+    assert quote_match("it sunk last nite", "IT SANK LAST NIGHT.") >= 0.8
+    assert quote_match("the treasure is buried", "IT SANK LAST NIGHT.") < 0.6
+
+
+def test_quote_matching_ignores_punctuation_and_spans_split_balloons() -> None:
+    assert quote_match("i don't know", "I... DON'T KNOW!") == 1.0
+    assert quote_match("i don't know", "I... DON'T KNOW!", words_only=False) < 1.0
+    # the OCR split one balloon into b1 and b2: a quote running across both is on the page
+    vp = _one(Claim(ClaimKind.SUMMARY, "a balloon reads “where is the boat? it sank”", prob=0.9))
+    assert Hallucination.QUOTE not in _types(vp)
 
 
 def test_paraphrased_dialogue_must_match_the_page() -> None:

@@ -137,3 +137,36 @@ def test_wrong_file_as_model_is_refused(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["models", "add", str(fake)]) == 1
     err = io.StringIO(capsys.readouterr().err).getvalue()
     assert err.strip() == "x.gguf is not a readable GGUF model file."
+
+
+def test_a_model_the_gpu_cannot_hold_is_loaded_on_the_cpu(
+    tiny: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import llama_cpp
+
+    from panelvox.errors import ModelUnavailable
+    from panelvox.narration import vlm_backend
+
+    real = llama_cpp.Llama
+    asked: list[int] = []
+
+    def llama(*args: object, n_gpu_layers: int = 0, **kw: object) -> object:
+        asked.append(n_gpu_layers)
+        if n_gpu_layers != 0:  # what llama.cpp does when the GPU's memory is too small
+            raise ValueError("Failed to load model from file")
+        return real(*args, n_gpu_layers=n_gpu_layers, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(llama_cpp, "llama_supports_gpu_offload", lambda: True)
+    monkeypatch.setattr(llama_cpp, "Llama", llama)
+    b = LlamaBackend(BackendConfig(tiny[0], tiny[1], n_ctx=1024, threads=1))
+    b.load()
+    try:
+        assert asked == [-1, 0] and b.gpu_layers == 0
+    finally:
+        b.close()
+    # and when the computer's memory cannot hold it either, the user hears why
+    monkeypatch.setattr(vlm_backend, "available_memory", lambda: 1024 * 1024)
+    small = LlamaBackend(BackendConfig(tiny[0], tiny[1], n_ctx=1024, threads=1))
+    with pytest.raises(ModelUnavailable) as err:
+        small.load()
+    assert "too large for the memory" in err.value.message

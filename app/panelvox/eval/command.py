@@ -18,6 +18,14 @@ from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 
 ALL = "all"
+#: ``--stage describe``: the describer and verifier (not a pipeline stage, see describe_eval)
+DESCRIBE = "describe"
+
+
+def _command(dataset: str, stage: str) -> str:
+    return "panelvox eval " + shlex.join(
+        sys.argv[2:] if sys.argv[1:2] == ["eval"] else [dataset, "--stage", stage]
+    )
 
 
 def _datasets(name: str) -> list[Dataset]:
@@ -43,8 +51,27 @@ def run_command(
     overlays: bool = False,
     narrations: Path | None = None,
     stages: tuple[Stage, ...] | None = None,
+    describer: str = "auto",
+    model: str | None = None,
+    samples: int = 3,
 ) -> int:
-    """Run the evaluation, print the table, write metrics.json and report.md; returns 0."""
+    """Run the evaluation, print the table, write metrics.json and report.md; returns 0.
+
+    ``stage="describe"`` measures the describer and verifier instead (:mod:`.describe_eval`;
+    ``describer``, ``model`` and ``samples`` apply only to it).
+    """
+    if stage == DESCRIBE:
+        from panelvox.eval.describe_report import run_command as run_describe
+
+        return run_describe(
+            dataset,
+            describer,
+            model=model,
+            samples=samples,
+            limit=limit,
+            out=out,
+            command=_command(dataset, stage),
+        )
     eval_stage = EvalStage(stage)
     datasets = _datasets(dataset)
     out_dir = out if out is not None else Path("out") / "eval" / Path(dataset).name
@@ -68,10 +95,7 @@ def run_command(
             )
         )
     print(format_table(results))
-    command = "panelvox eval " + shlex.join(
-        sys.argv[2:] if sys.argv[1:2] == ["eval"] else [dataset, "--stage", stage]
-    )
-    write_outputs(results, out_dir, command)
+    write_outputs(results, out_dir, _command(dataset, stage))
     # Translators: printed after an evaluation; {path} is the folder with metrics.json and report.md.
     print(_("Results written to {path}").format(path=out_dir), file=sys.stderr)
     return 0

@@ -88,17 +88,22 @@ class DescribeOptions:
     narration: bool = False
 
 
+def entry_for(name: str | None, registry: ModelRegistry | None = None) -> ModelEntry:
+    """The named model (or the first vision model added, else the first text model)."""
+    reg = registry or ModelRegistry()
+    try:
+        return reg.get(name, None if name else ModelRole.VLM)
+    except ModelUnavailable:
+        if name is not None:
+            raise
+        return reg.get(None, ModelRole.LLM)
+
+
 def backend_for(
     name: str | None, device: Device = Device.AUTO, registry: ModelRegistry | None = None
 ) -> LlamaBackend:
     """A backend for the named model (or the first vision model added)."""
-    reg = registry or ModelRegistry()
-    try:
-        entry = reg.get(name, None if name else ModelRole.VLM)
-    except ModelUnavailable:
-        if name is not None:
-            raise
-        entry = reg.get(None, ModelRole.LLM)
+    entry = entry_for(name, registry)
     read_gguf_info(entry.path)  # a moved or damaged file fails here with a clear message
     return LlamaBackend(BackendConfig(entry.path, entry.mmproj, device=device))
 

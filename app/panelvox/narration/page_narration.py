@@ -25,7 +25,7 @@ from panelvox.narration.verify import (
     VerifyConfig,
     content_words,
     normalize,
-    partial_ratio,
+    quote_match,
 )
 from panelvox.narration.vlm_backend import LlamaBackend
 
@@ -287,7 +287,7 @@ def ask(
     )
     if m:
         said = m.group(1).strip(" \"'“”")
-        scored = [(partial_ratio(said, b.text), b) for b in blocks if b.text.strip()]
+        scored = [(quote_match(said, b.text), b) for b in blocks if b.text.strip()]
         if not scored or max(s for s, _b in scored) < config.quote_threshold:
             # Translators: answer when no balloon on the page says what the user asked about.
             return Answer(_("I can't tell: no balloon on this page says that."), (), False)

@@ -3,8 +3,10 @@
 One :class:`LlamaBackend` holds one loaded model (and its mmproj image encoder) and is reused
 for every panel. Layers go to the GPU when this llama.cpp build can offload
 (``llama_supports_gpu_offload()``: a CUDA/Metal/Vulkan build), else everything runs on the
-CPU. Before loading, the files' size is compared with the memory available, so a model
-that cannot fit is refused with a plain sentence instead of the machine swapping to a halt.
+CPU. Before loading on the CPU, the files' size is compared with the memory available, so a
+model that cannot fit is refused with a plain sentence instead of the machine swapping to a
+halt; a model the GPU cannot hold (llama.cpp fails to allocate) is loaded on the CPU instead,
+under the same check.
 
 Token probabilities come from a logits processor: at each step it keeps the log-softmax of
 the model's own distribution, and at the next step reads the probability of the token that
@@ -190,32 +192,45 @@ class LlamaBackend:
         offload = cfg.device is not Device.CPU and bool(llama_cpp.llama_supports_gpu_offload())
         if cfg.device is Device.GPU and not offload:
             log.warning("GPU asked for, but this llama.cpp build cannot offload; using the CPU")
-        if cfg.check_memory and not offload:
-            check_fits(files, available_memory())
-        self.gpu_layers = -1 if offload else 0
         _quiet_mtmd()
-        handler = None
-        try:
-            if cfg.mmproj is not None:
-                from llama_cpp.llama_chat_format import MTMDChatHandler
-
-                handler = MTMDChatHandler(clip_model_path=str(cfg.mmproj), verbose=False, use_gpu=offload)
-            self._llm = llama_cpp.Llama(
-                model_path=str(cfg.model),
-                chat_handler=handler,
-                n_ctx=cfg.n_ctx,
-                n_gpu_layers=self.gpu_layers,
-                n_threads=cfg.threads or None,
-                seed=cfg.seed,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelUnavailable(
-                # Translators: spoken when llama.cpp cannot load a description model.
-                _("The description model could not be loaded. It may be damaged or too large."),
-                detail=f"{cfg.model}: {exc!r}",
-            ) from exc
+        if offload:
+            try:
+                self._llm = self._open(llama_cpp, gpu=True)
+            except (ValueError, RuntimeError, OSError) as exc:
+                # most often the GPU's memory is too small: the CPU may still hold the model
+                log.warning("loading %s on the GPU failed (%r); trying the CPU", cfg.model.name, exc)
+        if self._llm is None:
+            if cfg.check_memory:
+                check_fits(files, available_memory())
+            try:
+                self._llm = self._open(llama_cpp, gpu=False)
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise ModelUnavailable(
+                    # Translators: spoken when llama.cpp cannot load a description model.
+                    _("The description model could not be loaded. It may be damaged or too large."),
+                    detail=f"{cfg.model}: {exc!r}",
+                ) from exc
         log.info("loaded %s (mmproj %s), gpu layers %d", cfg.model, cfg.mmproj, self.gpu_layers)
+
+    def _open(self, llama_cpp: Any, *, gpu: bool) -> Any:
+        """The llama.cpp model (and image encoder), all layers on the GPU or none."""
+        cfg = self.config
+        handler = None
+        if cfg.mmproj is not None:
+            from llama_cpp.llama_chat_format import MTMDChatHandler
+
+            handler = MTMDChatHandler(clip_model_path=str(cfg.mmproj), verbose=False, use_gpu=gpu)
+        llm = llama_cpp.Llama(
+            model_path=str(cfg.model),
+            chat_handler=handler,
+            n_ctx=cfg.n_ctx,
+            n_gpu_layers=-1 if gpu else 0,
+            n_threads=cfg.threads or None,
+            seed=cfg.seed,
+            verbose=False,
+        )
+        self.gpu_layers = -1 if gpu else 0
+        return llm
 
     @property
     def has_vision(self) -> bool:
