@@ -169,3 +169,38 @@ def test_identity_joins_same_colours_and_never_two_figures_of_one_panel() -> Non
 @pytest.mark.parametrize("n", [0, 1])
 def test_cluster_small_inputs(n: int) -> None:
     assert cluster([np.ones(4, np.float32) / 4] * n, [None] * n) == [0] * n
+
+
+def test_a_wide_balloon_without_tail_does_not_invent_a_second_figure() -> None:
+    from panelvox.analysis.characters_stage import _explains
+
+    body = BBox(100, 300, 300, 700)
+    anchor = Point(500, 280)  # the middle of a wide balloon's lower edge, beside the figure
+    assert not _explains(body, anchor)
+    assert _explains(body, anchor, span=BBox(150, 100, 850, 280))  # the balloon spans the figure
+    assert not _explains(body, anchor, span=BBox(280, 100, 850, 280))  # only its edge
+    assert not _explains(BBox(100, 50, 300, 250), anchor, span=BBox(150, 100, 850, 280))  # not below
+
+
+def test_a_face_in_front_cuts_the_body_of_the_one_behind() -> None:
+    from panelvox.analysis.characters_stage import _occluded
+
+    behind, front, apart = BBox(200, 100, 300, 200), BBox(130, 180, 230, 280), BBox(600, 180, 700, 280)
+    bodies = [(BBox(150, 60, 350, 900), 0.9), (BBox(80, 140, 280, 900), 0.8), (BBox(550, 140, 750, 900), 0.7)]
+    out = _occluded(bodies, [behind, front, apart])
+    assert out[0] == (BBox(150, 60, 350, 330), 0.9)  # cut half a face under the front chin
+    assert out[1:] == bodies[1:]  # the front figure and a figure apart keep their bodies
+
+
+def test_a_figure_hangs_under_a_roughly_downward_tail_and_beside_a_slanted_one() -> None:
+    import math
+
+    from panelvox.analysis.characters_stage import CharacterParams, _body_from_anchor
+
+    panel, p = BBox(0, 0, 1000, 800), CharacterParams()
+    down = _body_from_anchor(Point(500, 200), math.cos(math.radians(75)), panel, 1000, p)
+    assert abs(down.center.x - 500) < 1  # a measured slant of 15° is noise: centred under the tip
+    slanted = _body_from_anchor(Point(500, 200), math.cos(math.radians(30)), panel, 1000, p)
+    assert slanted.center.x > 550  # clearly slanted: the figure stands further that way
+    edge = _body_from_anchor(Point(995, 200), 1.0, panel, 1000, p)
+    assert edge.width > 0.9 * down.width and edge.x1 <= 1000  # whole at the panel's edge, no sliver

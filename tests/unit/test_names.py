@@ -13,8 +13,10 @@ from panelvox.analysis.names import (
     display_name,
     name_page,
     propagate_book,
+    role_vocatives,
     self_introductions,
     speaker_label,
+    titled_vocatives,
     vocatives,
 )
 from panelvox.analysis.speakers_stage import attribute
@@ -172,14 +174,16 @@ def test_name_store_renames_stick_per_book(tmp_path: Path) -> None:
     assert store.apply("book-a", page) is page
     store.rename("book-a", character_key(3, page.characters[0]), "  Steenie   Steenson ")
     store.rename("book-a", character_key(3, page.characters[1]), "The Laird")
-    store.rename("book-b", "k2", "Someone Else")
+    store.rename("book-b", "p3:c1", "Someone Else")
     again = NameStore(tmp_path / "cfg" / "names.json")  # a new session reads the file
     assert [c.name for c in again.apply("book-a", page).characters] == ["Steenie Steenson", "The Laird"]
     assert again.names("book-c") == {}
     again.rename("book-a", "p3:c2", "")
-    assert again.names("book-a") == {"k2": "Steenie Steenson"}
+    # keys name a page and a character: clusters are per page, so "k2" alone would rename
+    # different people on different pages
+    assert again.names("book-a") == {"p3:c1": "Steenie Steenson"}
     data = json.loads((tmp_path / "cfg" / "names.json").read_text(encoding="utf-8"))
-    assert data["format"] == "panelvox.names/1"
+    assert data["format"] == "panelvox.names/2"
     assert list(tmp_path.joinpath("cfg").iterdir()) == [tmp_path / "cfg" / "names.json"]  # no temp files left
 
 
@@ -188,10 +192,42 @@ def test_name_store_survives_a_damaged_file(tmp_path: Path) -> None:
     path.write_text("{not json", encoding="utf-8")
     store = NameStore(path)
     assert store.names("x") == {}
-    store.rename("x", "k1", "Ann")
-    assert store.names("x") == {"k1": "Ann"}
+    store.rename("x", "p1:c1", "Ann")
+    assert store.names("x") == {"p1:c1": "Ann"}
 
 
 def test_name_store_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     assert NameStore().path == tmp_path / "panelvox" / "names.json"
+
+
+@pytest.mark.parametrize(
+    ("text", "titled", "roles"),
+    [
+        ("MR. KEMAL I-I DON'T SEE ANYTHING IN THE SKY!", ["KEMAL"], []),  # OCR lost the comma
+        ("MISS LULU, I PRESUME?", ["LULU"], []),
+        ("PRIVATE PINTO!", ["PINTO"], []),
+        ("YES... WHERE DID PRIVATE JOE GO?", [], []),  # a title mid-sentence is no address
+        ("IF THAT'S THE WAY YOU WANT IT, PROFESSOR!", [], ["PROFESSOR"]),
+        ("Y-YES, SARGE?", [], ["SARGE"]),
+        ("I AM THE PROFESSOR!", [], []),
+        ("GOOD BOY!", [], []),
+    ],
+)
+def test_titles_and_roles(text: str, titled: list[str], roles: list[str]) -> None:
+    assert titled_vocatives(text) == titled
+    assert role_vocatives(text) == roles
+
+
+def test_drawn_out_sounds_are_not_names() -> None:
+    assert vocatives("OHHH! DON'T!") == []
+    assert vocatives("AAAH! HELP!") == []
+    assert vocatives("OHH, NO!") == []
+    assert vocatives("ANNA! DON'T!") == ["ANNA"]
+
+
+def test_a_role_names_only_where_no_proper_name_is_known(words: WordList) -> None:
+    page = name_page(_exchange("THAT'S JUST FINE, PROFESSOR!", "WHO ARE YOU?"), words)
+    assert _names(page) == {"c1": None, "c2": "Professor"}
+    page = name_page(_exchange("THAT'S JUST FINE, PROFESSOR! NOW, KEMAL, HAND IT OVER!", "NO!"), words)
+    assert _names(page) == {"c1": None, "c2": "Kemal"}

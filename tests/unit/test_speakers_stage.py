@@ -111,3 +111,53 @@ def test_stage_is_pure_and_records_itself() -> None:
     assert page.speakers == ()
     assert out.stages[-1] == "speakers"
     assert out.speaker_of("b1") is not None
+
+
+def _two_panels(blocks: list[Balloon], chars: list[Character]) -> PageAnalysis:
+    """Panel p1 is the left half of the page, p2 the right half."""
+    return replace(
+        _page(blocks, chars),
+        panels=(
+            Panel("p1", BBox(0, 0, 400, 600), 1.0, "test", order=1),
+            Panel("p2", BBox(400, 0, 800, 600), 1.0, "test", order=2),
+        ),
+    )
+
+
+def test_a_tail_crossing_the_gutter_picks_from_the_panel_it_points_into() -> None:
+    tail = Tail(Point(395, 200), 10.0, 0.9)  # at the right edge of p1, pointing right
+    chars = [_char("c1", 60, 200), replace(_char("c2", 500, 650), panel="p2")]
+    links = {s.balloon: s for s in attribute(_two_panels([_balloon("b1", 200, 395, 1, tail=tail)], chars))}
+    assert (links["b1"].character, links["b1"].reason) == ("c2", SpeakerReason.TAIL)
+    # a tail that stays in its panel never reaches into the next one
+    inside = Tail(Point(300, 200), 90.0, 0.9)
+    links = {s.balloon: s for s in attribute(_two_panels([_balloon("b1", 200, 395, 1, tail=inside)], chars))}
+    assert links["b1"].character == "c1"
+
+
+def test_an_exchange_goes_on_across_panels_through_identity_clusters() -> None:
+    first = _balloon("b1", 20, 200, 1, tail=Tail(Point(100, 220), 90.0, 0.9))
+    # in p2 the two figures are the same two people (clusters); the balloon sits between them
+    second = replace(_balloon("b2", 500, 700, 2), bbox=BBox(500, 130, 700, 230), panel="p2")
+    chars = [
+        _char("c1", 40, 180, "k1"),
+        _char("c2", 220, 380, "k2"),
+        replace(_char("c3", 420, 560, "k1"), panel="p2"),
+        replace(_char("c4", 640, 780, "k2"), panel="p2"),
+    ]
+    links = {s.balloon: s for s in attribute(_two_panels([first, second], chars))}
+    assert links["b1"].character == "c1"
+    assert (links["b2"].character, links["b2"].reason) == ("c4", SpeakerReason.ALTERNATION)
+    # without identities nothing says who spoke last: proximity decides
+    plain = [replace(c, cluster=None) for c in chars]
+    links = {s.balloon: s for s in attribute(_two_panels([first, second], plain))}
+    assert links["b2"].reason is SpeakerReason.PROXIMITY
+
+
+def test_the_tip_counts_more_than_a_roughly_measured_direction() -> None:
+    # the tip ends right above the right figure; its measured direction leans a little left
+    # (a few pixels of tail), towards the left figure standing close by
+    tail = Tail(tip=Point(300, 240), direction_deg=115.0, confidence=0.9)
+    page = _page([_balloon("b1", 150, 450, 1, tail=tail)], [_char("c1", 60, 270), _char("c2", 280, 480)])
+    (link,) = attribute(page)
+    assert (link.character, link.reason) == ("c2", SpeakerReason.TAIL)

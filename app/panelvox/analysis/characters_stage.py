@@ -6,10 +6,12 @@ classical and built from cues a CPU can afford (see docs/benchmarks.md for its n
 1. **faces**: OpenCV's bundled Haar cascade (``haarcascade_frontalface_alt2``, part of
    opencv-python-headless) on a grey, equalised copy of the page with the text blocks
    painted out; a face becomes a body box by typical comic proportions (about two faces
-   wide, down to the panel's bottom or six and a half faces, whichever comes first);
+   wide, down to the panel's bottom or six and a half faces, whichever comes first), cut
+   short where a lower face in front hides it;
 2. **speech anchors**: a speech balloon is drawn next to its speaker, so where no face
    explains it, the point its tail points at (or the middle of its lower edge when no tail
-   was found) anchors a figure below it; nearby anchors in a panel are one figure;
+   was found) anchors a figure below it; nearby anchors in a panel are one figure, and a
+   figure already standing under most of a tailless balloon accounts for it;
 3. **ink figures**: a panel without faces or balloons gets the largest solid block of
    non-paper ink below its captions, when there is one.
 
@@ -58,7 +60,7 @@ class CharacterDetector(Protocol):
 class CharacterParams:
     """Tuning of the classical detector (fractions of the panel unless named otherwise)."""
 
-    work_size: int = 720  # longer side of the copy the face cascade scans, pixels
+    work_size: int = 600  # longer side of the copy the cascade scans: faces from ~3 % of it are found
     face_scale_factor: float = 1.15
     face_min_neighbors: int = 3
     face_min: float = 0.022  # smallest face side, share of the page's longer side
@@ -108,14 +110,14 @@ class ClassicalCharacterDetector:
             pb = region.bbox
             pid = region.id or None
             in_panel = [f for f in faces if pb.contains_point(f[0].center)]
-            bodies: list[tuple[BBox, float]] = []
-            for face, score in in_panel:
-                if face.height > p.face_max * min(pb.width, pb.height) * 1.6:
-                    continue
-                found.append((face, score, "face", pid))
-                bodies.append((_body_from_face(face, pb, min(w, h), p), score))
-            for anchor, score, lean in _anchors(analysis, region, p):
-                if any(_explains(body, anchor) for body, _ in bodies):
+            kept = [(f, s) for f, s in in_panel if f.height <= p.face_max * min(pb.width, pb.height) * 1.6]
+            found.extend((face, score, "face", pid) for face, score in kept)
+            bodies = _occluded(
+                [(_body_from_face(face, pb, min(w, h), p), score) for face, score in kept],
+                [f for f, _ in kept],
+            )
+            for anchor, score, lean, span in _anchors(analysis, region, p):
+                if any(_explains(body, anchor, span) for body, _ in bodies):
                     continue
                 box = _body_from_anchor(anchor, lean, pb, min(w, h), p)
                 bodies.append((_beside(box, anchor, [b for b, _ in bodies], pb), score))
@@ -231,15 +233,49 @@ def _body_from_face(face: BBox, pb: BBox, page_short: float, p: CharacterParams)
     return _clip(box, pb) or face
 
 
-def _explains(body: BBox, anchor: Point) -> bool:
-    """A body box accounts for a speech anchor above or inside its middle."""
-    return abs(anchor.x - body.center.x) < 0.35 * body.width and anchor.y <= body.y1
+def _occluded(bodies: list[tuple[BBox, float]], faces: Sequence[BBox]) -> list[tuple[BBox, float]]:
+    """Cut the body of a face that another, lower face stands in front of.
+
+    Two faces over each other in one panel: the lower one is nearer the viewer and hides
+    the body of the higher one from a little below its own chin.
+    """
+    out = []
+    for k, (body, score) in enumerate(bodies):
+        y1, face = body.y1, faces[k]
+        for j, front in enumerate(faces):
+            if j == k or front.y0 < face.y0 + 0.3 * face.height or front.y0 > face.y1 + face.height:
+                continue
+            if min(body.x1, front.x1) - max(body.x0, front.x0) > 0.3 * front.width:
+                y1 = min(y1, front.y1 + 0.5 * front.height)
+        out.append((BBox(body.x0, body.y0, body.x1, max(y1, face.y1)), score))
+    return out
 
 
-def _anchors(analysis: PageAnalysis, panel: Panel, p: CharacterParams) -> list[tuple[Point, float, float]]:
-    """Points where speakers of the panel's balloons probably stand, nearby ones merged."""
+def _explains(body: BBox, anchor: Point, span: BBox | None = None) -> bool:
+    """A body box accounts for a speech anchor above or inside its middle.
+
+    ``span`` is the balloon of an anchor without a tail: its speaker may stand under any
+    part of it, so a figure under most of a body's width accounts for it too (a wide
+    balloon must not invent a second figure beside the one it was written for).
+    """
+    if abs(anchor.x - body.center.x) < 0.35 * body.width and anchor.y <= body.y1:
+        return True
+    if span is None or body.y1 <= span.y1:
+        return False
+    overlap = min(span.x1, body.x1) - max(span.x0, body.x0)
+    return overlap > 0.5 * body.width
+
+
+def _anchors(
+    analysis: PageAnalysis, panel: Panel, p: CharacterParams
+) -> list[tuple[Point, float, float, BBox | None]]:
+    """Points where speakers of the panel's balloons probably stand, nearby ones merged.
+
+    Each comes with a score, a sideways lean (-1 left .. 1 right) and, for a balloon
+    without a tail, the balloon's box (its speaker may stand under any part of it).
+    """
     pb = panel.bbox
-    points: list[tuple[Point, float, float]] = []  # anchor, score, sideways lean (-1 left .. 1 right)
+    points: list[tuple[Point, float, float, BBox | None]] = []
     for b in analysis.blocks:
         if b.kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
             continue
@@ -250,29 +286,30 @@ def _anchors(analysis: PageAnalysis, panel: Panel, p: CharacterParams) -> list[t
             rad = math.radians(b.tail.direction_deg)
             pt = Point(b.tail.tip.x + push * math.cos(rad), b.tail.tip.y + push * math.sin(rad))
             score = 0.3 + 0.35 * b.tail.confidence
-            lean = math.cos(rad)
+            lean, span = math.cos(rad), None
         else:
             pt = Point(b.bbox.center.x, b.bbox.y1)
-            score, lean = 0.3, 0.0
-        points.append(
-            (Point(min(max(pt.x, pb.x0), pb.x1 - 1), min(max(pt.y, pb.y0), pb.y1 - 1)), score, lean)
-        )
-    merged: list[tuple[Point, float, float]] = []
-    for pt, score, lean in sorted(points, key=lambda ps: -ps[1]):
-        near = next(
-            (k for k, (q, _, _) in enumerate(merged) if abs(q.x - pt.x) < p.anchor_merge * pb.width), None
-        )
+            score, lean, span = 0.3, 0.0, b.bbox
+        clipped = Point(min(max(pt.x, pb.x0), pb.x1 - 1), min(max(pt.y, pb.y0), pb.y1 - 1))
+        points.append((clipped, score, lean, span))
+    merged: list[tuple[Point, float, float, BBox | None]] = []
+    for pt, score, lean, span in sorted(points, key=lambda ps: -ps[1]):
+        near = next((k for k, m in enumerate(merged) if abs(m[0].x - pt.x) < p.anchor_merge * pb.width), None)
         if near is None:
-            merged.append((pt, score, lean))
+            merged.append((pt, score, lean, span))
         else:
-            q, s, ql = merged[near]
-            merged[near] = (q, min(0.9, s + 0.1), ql)
+            q, s, ql, qspan = merged[near]
+            merged[near] = (q, min(0.9, s + 0.1), ql, qspan)
     return merged
 
 
 def _body_from_anchor(anchor: Point, lean: float, pb: BBox, page_short: float, p: CharacterParams) -> BBox:
     half = min(p.figure_width * page_short, pb.width) / 2
-    cx = anchor.x + lean * half  # a slanted tail: the figure lies further that way
+    # a slanted tail: the figure lies further that way; a tail pointing roughly down (within
+    # about 15° of vertical) ends over the head, and its measured slant is mostly noise
+    cx = anchor.x + math.copysign(max(0.0, abs(lean) - 0.25) / 0.75, lean) * half
+    # a tail pointing at the panel's edge: the figure stands at the edge, whole, not a sliver
+    cx = min(max(cx, pb.x0 + half), pb.x1 - half)
     box = (cx - half, anchor.y, cx + half, pb.y1)
     if anchor.y > pb.y0 + 0.75 * pb.height:  # tail points low: the figure is beside, not below
         box = (cx - half, pb.y0 + 0.35 * pb.height, cx + half, pb.y1)

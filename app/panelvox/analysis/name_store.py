@@ -1,76 +1,152 @@
 """Character names the user gave, per book, kept in ``$XDG_CONFIG_HOME/panelvox/names.json``.
 
 Keyed by :attr:`Book.content_hash` (a renamed or moved book keeps its names) and, inside a
-book, by the character's identity cluster (``k3``), so a rename reaches every panel where
-that person appears; a character without a cluster is keyed by page and id (``p4:c2``).
-A user's name always wins over one learned from the text. Written atomically (temporary
-file + :func:`os.replace`): a crash never leaves half a file.
+book, by page and character id (``p4:c2``): identity clusters are made per page, so a
+cluster id alone would name different people on different pages. With each rename the
+store keeps the character's *look* (the colour descriptor of :mod:`identity`), so the name
+sticks for the book: on any other page the character that looks most like a renamed one
+(within the identity threshold, one per panel) gets the name too. A user's name always wins
+over one learned from the text. Written atomically (temporary file + :func:`os.replace`):
+a crash never leaves half a file.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from panelvox import paths
+from panelvox.analysis.identity import DEFAULT_THRESHOLD, Descriptor, describe, distance
+from panelvox.analysis.pipeline import Image
 from panelvox.jsonfile import read_json_object, write_json_atomic
 from panelvox.model import Character, PageAnalysis
 
 log = logging.getLogger(__name__)
 
-_FORMAT = "panelvox.names/1"
+_FORMAT = "panelvox.names/2"
 
 
 def character_key(page: int, character: Character) -> str:
-    """The key a rename of ``character`` on ``page`` is stored under."""
-    return character.cluster or f"p{page}:{character.id}"
+    """The key a rename of ``character`` on ``page`` is stored under (``p4:c2``)."""
+    return f"p{page}:{character.id}"
+
+
+def character_look(image: Image, analysis: PageAnalysis, character: Character) -> Descriptor:
+    """The descriptor a rename stores so the name can find the same person on other pages."""
+    return describe(image, character.bbox, [b.bbox for b in analysis.blocks])
 
 
 class NameStore:
     """Read and write the user's character names in ``names.json``."""
 
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(self, path: Path | None = None, threshold: float = DEFAULT_THRESHOLD) -> None:
         self.path = path if path is not None else paths.config_dir() / "names.json"
+        self.threshold = threshold
 
-    def _load(self) -> dict[str, dict[str, str]]:
-        books = read_json_object(self.path).get("books")
-        if not isinstance(books, dict):
-            return {}
-        return {
-            str(book): {str(k): str(v) for k, v in names.items()}
-            for book, names in books.items()
-            if isinstance(names, dict)
+    def _load(self) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, list[float]]]]:
+        data = read_json_object(self.path)
+        books, looks = data.get("books"), data.get("looks")
+        names = {
+            str(book): {str(k): str(v) for k, v in entries.items()}
+            for book, entries in (books.items() if isinstance(books, dict) else ())
+            if isinstance(entries, dict)
         }
+        descs: dict[str, dict[str, list[float]]] = {}
+        for book, entries in looks.items() if isinstance(looks, dict) else ():
+            if isinstance(entries, dict):
+                descs[str(book)] = {
+                    str(k): [float(x) for x in v]
+                    for k, v in entries.items()
+                    if isinstance(v, list) and all(isinstance(x, int | float) for x in v)
+                }
+        return names, descs
 
     def names(self, content_hash: str) -> dict[str, str]:
         """Key -> name for one book (empty when the user named nobody)."""
-        return self._load().get(content_hash, {})
+        return self._load()[0].get(content_hash, {})
 
-    def rename(self, content_hash: str, key: str, name: str) -> None:
-        """Store ``name`` for ``key``; an empty name forgets the rename."""
-        books = self._load()
+    def looks(self, content_hash: str) -> dict[str, Descriptor]:
+        """Key -> stored look of each renamed character of one book that has one."""
+        names, looks = self._load()
+        kept = names.get(content_hash, {})
+        return {
+            k: np.asarray(v, np.float32) for k, v in looks.get(content_hash, {}).items() if k in kept and v
+        }
+
+    def rename(self, content_hash: str, key: str, name: str, look: Sequence[float] | None = None) -> None:
+        """Store ``name`` (and the character's ``look``) for ``key``; an empty name forgets it."""
+        books, looks = self._load()
         names = books.setdefault(content_hash, {})
+        book_looks = looks.setdefault(content_hash, {})
         if name.strip():
             names[key] = " ".join(name.split())
+            if look is not None:
+                book_looks[key] = [round(float(x), 5) for x in look]
         else:
             names.pop(key, None)
-        if not names:
-            books.pop(content_hash, None)
-        self._save(books)
+            book_looks.pop(key, None)
+        for store in (books, looks):
+            if not store.get(content_hash):
+                store.pop(content_hash, None)
+        write_json_atomic(self.path, {"format": _FORMAT, "books": books, "looks": looks})
 
-    def apply(self, content_hash: str, analysis: PageAnalysis) -> PageAnalysis:
-        """``analysis`` with the user's names put on its characters."""
+    def apply(self, content_hash: str, analysis: PageAnalysis, image: Image | None = None) -> PageAnalysis:
+        """``analysis`` with the user's names put on its characters.
+
+        A rename made on this page applies by key (and to the character's identity cluster
+        on the page); with ``image``, renames made on other pages apply by look.
+        """
         names = self.names(content_hash)
         if not names:
             return analysis
+        page = analysis.page
+        given: dict[str, str] = {}  # character id -> user name
+        for c in analysis.characters:
+            if character_key(page, c) in names:
+                given[c.id] = names[character_key(page, c)]
+        if image is not None:
+            given.update(self._by_look(content_hash, analysis, image, names, given))
+        by_cluster = {c.cluster: given[c.id] for c in analysis.characters if c.id in given and c.cluster}
         chars = tuple(
-            replace(c, name=names[character_key(analysis.page, c)])
-            if character_key(analysis.page, c) in names
+            replace(c, name=given.get(c.id) or by_cluster.get(c.cluster or ""))
+            if c.id in given or (c.cluster in by_cluster)
             else c
             for c in analysis.characters
         )
         return replace(analysis, characters=chars)
 
-    def _save(self, books: dict[str, dict[str, str]]) -> None:
-        write_json_atomic(self.path, {"format": _FORMAT, "books": books})
+    def _by_look(
+        self,
+        content_hash: str,
+        analysis: PageAnalysis,
+        image: Image,
+        names: dict[str, str],
+        given: dict[str, str],
+    ) -> dict[str, str]:
+        prefix = f"p{analysis.page}:"
+        looks = {k: v for k, v in self.looks(content_hash).items() if not k.startswith(prefix)}
+        bodies = [c for c in analysis.characters if c.kind != "face" and c.id not in given]
+        if not looks or not bodies:
+            return {}
+        pairs = []
+        for c in bodies:
+            desc = character_look(image, analysis, c)
+            for key, look in looks.items():
+                if look.shape == desc.shape:
+                    d = distance(desc, look)
+                    if d < self.threshold:
+                        pairs.append((d, c, names[key]))
+        out: dict[str, str] = {}
+        taken: set[tuple[str | None, str]] = {
+            (c.panel, n) for c in analysis.characters if (n := given.get(c.id))
+        }
+        for _d, c, name in sorted(pairs, key=lambda t: t[0]):
+            if c.id in out or (c.panel, name) in taken:
+                continue  # one name per figure, and two figures of a panel are two people
+            out[c.id] = name
+            taken.add((c.panel, name))
+        return out

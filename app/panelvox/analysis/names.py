@@ -49,17 +49,37 @@ _STOP_TEXT = """
 """
 #: words never taken for names: pronouns, interjections, generic ways to address someone
 STOP_WORDS = frozenset(_STOP_TEXT.split())
+#: titles before a name ("MR. KEMAL", "PRIVATE PINTO"): the name is the word after
+_TITLE_TEXT = """
+    mr mrs miss ms dr doc professor prof captain capt sergeant sgt sarge private pvt
+    colonel col general lieutenant lt major officer sheriff judge uncle aunt auntie sir
+    lady lord king queen prince princess father brother sister
+"""
+TITLES = frozenset(_TITLE_TEXT.split())
+#: ways to address someone that say who they are in the story ("PROFESSOR!", "SARGE?"):
+#: used as a role name for whoever is spoken to when no proper name is known
+_ROLE_TEXT = """
+    professor sarge sergeant captain doc doctor chief boss colonel general lieutenant
+    major sheriff judge nurse officer mom dad grandpa grandma uncle auntie
+"""
+ROLES = frozenset(_ROLE_TEXT.split())
 _WORD = r"[A-Z][A-Z'’\-]*"
 _NAME = rf"({_WORD}(?:\s+{_WORD}){{0,2}})"
 _LEAD = re.compile(rf"(?:^|[.!?]\s+|\.\.\.\s*){_NAME}\s*(?:,|!|\?)")
 _MID = re.compile(rf",\s*{_NAME}\s*(?:[,!?]|\.\.\.|\.(?!\w)|$)")
 _SELF = re.compile(rf"\b(?:I'M|I’M|I AM|MY NAME IS|NAME'S|NAME’S|CALL ME)\s+{_NAME}")
+# a title and a name opening a balloon or sentence address someone, comma or not (OCR
+# often drops it): "MR. KEMAL I-I DON'T SEE ...", "MISS LULU, I PRESUME?"
+_TITLED = re.compile(rf"(?:^|[!?]\s+|\.\.\.\s*)([A-Z]+)\.?\s+({_WORD}(?:\s+{_WORD})?)")
+# a role word closing a sentence, not after an article or possessive: "... WANT IT, PROFESSOR!"
+_ROLE_END = re.compile(r"(?<!\bTHE )(?<!\bA )(?<!\bMY )(?<!\bYOUR )(?<!\bHIS )(?<!\bHER )\b([A-Z]+)\s*[!?]")
 
 
 class NameSource(Enum):
     VOCATIVE = "vocative"
     SELF = "self-introduction"
     CAPTION = "caption"
+    ROLE = "role"  # "PROFESSOR!": a role, used only where no proper name is known
     USER = "user"
 
 
@@ -78,15 +98,43 @@ def _norm(text: str) -> str:
     return " ".join(text.upper().replace("’", "'").split())
 
 
+def _interjection(token: str) -> bool:
+    """ "OHHH", "AAAH", "HMMM", "OHH": drawn-out sounds, never names."""
+    t = token.lower()
+    return re.search(r"(.)\1\1", t) is not None or re.sub(r"(.)\1+", r"\1", t) in STOP_WORDS
+
+
 def _clean(candidate: str) -> list[str]:
     tokens = [t.strip("'-") for t in candidate.split()]
+    if len(tokens) > 1 and tokens[0].lower() in TITLES:
+        tokens = tokens[1:]  # "PRIVATE PINTO" is Pinto
     # a name is the capitalised run before the first stop word ("STEENIE I" -> "STEENIE")
     out = []
     for t in tokens:
-        if not t or t.lower() in STOP_WORDS or len(t) < 2:
+        if not t or t.lower() in STOP_WORDS or len(t) < 2 or _interjection(t):
             break
         out.append(t)
     return out
+
+
+def titled_vocatives(text: str) -> list[str]:
+    """Names after a title that opens a sentence ("MR. KEMAL I-I ..." -> ["KEMAL"])."""
+    out = []
+    for m in _TITLED.finditer(_norm(text)):
+        if m.group(1).lower() in TITLES:
+            tokens = _clean(m.group(2))
+            if tokens:
+                out.append(tokens[0])
+    return out
+
+
+def role_vocatives(text: str) -> list[str]:
+    """Roles someone is addressed by ("IF THAT'S THE WAY YOU WANT IT PROFESSOR!" -> ["PROFESSOR"])."""
+    t = _norm(text)
+    found = [m.group(1) for m in _ROLE_END.finditer(t) if m.group(1).lower() in ROLES]
+    for rx in (_LEAD, _MID):
+        found += [m.group(1) for m in rx.finditer(t) if m.group(1).lower() in ROLES]
+    return list(dict.fromkeys(found))
 
 
 def vocatives(text: str) -> list[str]:
@@ -147,8 +195,12 @@ def name_evidence(
     mentions: list[tuple[str, NameSource, str]] = []  # name, source, block id
     for b in analysis.blocks_in_order():
         if b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
-            mentions += [(n, NameSource.VOCATIVE, b.id) for n in vocatives(b.text)]
+            said = vocatives(b.text)
+            said += [n for n in titled_vocatives(b.text) if n not in said]
+            said = [n for n in said if _key(n) not in ROLES]  # "PROFESSOR!" is a role, below
+            mentions += [(n, NameSource.VOCATIVE, b.id) for n in said]
             mentions += [(n, NameSource.SELF, b.id) for n in self_introductions(b.text)]
+            mentions += [(n, NameSource.ROLE, b.id) for n in role_vocatives(b.text)]
         elif b.kind is BalloonKind.CAPTION:
             for token in re.findall(_WORD, _norm(b.text)):
                 key = token.casefold()
@@ -158,7 +210,7 @@ def name_evidence(
     blocks = {b.id: b for b in analysis.blocks}
     out = []
     for name, source, block_id in mentions:
-        if not _plausible(name, counts, known, words):
+        if source is not NameSource.ROLE and not _plausible(name, counts, known, words):
             continue
         link: SpeakerLink | None = links.get(block_id)
         panel = blocks[block_id].panel
@@ -168,13 +220,13 @@ def name_evidence(
         conf = 0.0
         if source is NameSource.SELF and speaker is not None:
             target, conf = speaker, 0.8 * (link.confidence if link else 0.5) + 0.15
-        elif source is NameSource.VOCATIVE and speaker is not None:
+        elif source in (NameSource.VOCATIVE, NameSource.ROLE) and speaker is not None:
             speaker_cluster = next((c.cluster for c in bodies if c.id == speaker), None)
             others = [
                 c for c in in_panel if c.id != speaker and (c.cluster is None or c.cluster != speaker_cluster)
             ]
             if len(others) == 1:
-                target, conf = others[0].id, 0.6
+                target, conf = others[0].id, (0.6 if source is NameSource.VOCATIVE else 0.3)
         elif source is NameSource.CAPTION and len(in_panel) == 1:
             target, conf = in_panel[0].id, 0.35
         if target is not None:
@@ -189,9 +241,14 @@ def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str
         return analysis
     cluster_of = {c.id: (c.cluster or c.id) for c in analysis.characters}
     votes: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    proper: dict[str, set[str]] = defaultdict(set)  # names that are not roles, per cluster
     for e in evidence:
-        votes[cluster_of.get(e.character, e.character)][e.name] += e.confidence
-    best = {k: max(v, key=lambda n: (v[n], n)) for k, v in votes.items()}
+        key = cluster_of.get(e.character, e.character)
+        votes[key][e.name] += e.confidence
+        if e.source is not NameSource.ROLE:
+            proper[key].add(e.name)
+    # a proper name always beats a role ("Kemal" over "Professor"); then the votes decide
+    best = {k: max(v, key=lambda n: (n in proper[k], v[n], n)) for k, v in votes.items()}
     chars = tuple(
         c if c.name is not None else replace(c, name=best.get(cluster_of[c.id])) for c in analysis.characters
     )

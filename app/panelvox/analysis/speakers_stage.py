@@ -5,14 +5,17 @@ Blocks are taken in reading order. For each one:
 - a caption belongs to the narrator (``character=None``, :attr:`SpeakerReason.NARRATOR`);
 - a sound effect or other scene text belongs to nobody (no link);
 - a speech or thought balloon goes, in this order of trust, to
-  1. the character its **tail** points at (tip, then direction from the tip);
+  1. the character its **tail** points at (followed as a ray from the tip: the figure it
+     reaches first and most squarely);
   2. the previous balloon's speaker when the two balloons touch (a **continuation**);
   3. the other one of two characters in a panel where one of them just spoke
-     (**alternation** in a two-person exchange);
+     (**alternation** in a two-person exchange), also when the exchange goes on from the
+     previous panel and the two panels' figures share identity clusters;
   4. the **nearest** character of the same panel, measured from the middle of the
      balloon's lower edge (speakers usually stand under their words);
 - and to nobody (``character=None``, :attr:`SpeakerReason.NONE`: "someone says") when the
-  panel has no character at all: never a guess from another panel.
+  panel has no character at all: never a guess from another panel. The one exception is a
+  tail that itself crosses the gutter: its tip, in the next panel, picks from that panel.
 
 Names are then learned from what was said (:mod:`panelvox.analysis.names`).
 """
@@ -35,6 +38,7 @@ from panelvox.model import (
     Point,
     SpeakerLink,
     SpeakerReason,
+    Tail,
 )
 
 STAGE = "speakers"
@@ -44,7 +48,12 @@ STAGE = "speakers"
 class SpeakerParams:
     min_tail_confidence: float = 0.4  # weaker tails are ignored
     touch_gap: float = 0.012  # balloons closer than this (share of the page's longer side) touch
-    direction_weight: float = 0.35  # tail cost: distance / diagonal + weight * (1 - cos) / 2
+    # tail cost of a figure: follow the tail from its tip; the pixels still between the ray
+    # and the figure plus ``ray_travel`` per pixel travelled (the nearest point wins), over
+    # the figure's diagonal, plus direction_weight * (1 - cos) / 2 towards its head
+    ray_travel: float = 0.5
+    ray_reach: float = 0.5  # the ray is followed this share of the page's longer side at most
+    direction_weight: float = 0.1
     tail_push: float = 0.02  # the tip is followed this share of the page's longer side
     clear_margin: float = 0.3  # proximity this clear wins over alternation
 
@@ -77,6 +86,8 @@ def attribute(analysis: PageAnalysis, params: SpeakerParams | None = None) -> tu
     gap = p.touch_gap * max(analysis.width, analysis.height)
     links: list[SpeakerLink] = []
     last: dict[str | None, tuple[Balloon, str | None]] = {}  # panel -> previous speech and its speaker
+    previous_cluster: str | None = None  # who spoke the page's previous speech balloon
+    cluster_of = {c.id: c.cluster for c in bodies}
     for block in analysis.blocks_in_order():
         if block.kind is BalloonKind.CAPTION:
             links.append(
@@ -85,16 +96,35 @@ def attribute(analysis: PageAnalysis, params: SpeakerParams | None = None) -> tu
             continue
         if block.kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
             continue
-        cands = _candidates(block, bodies)
+        cands = _candidates(block, bodies, analysis, gap, p)
         prev = last.get(block.panel)
-        link = _choose(block, cands, prev, gap, p)
+        spoke = prev[1] if prev is not None else None
+        if prev is None and previous_cluster is not None:
+            # the exchange goes on from the previous panel: the one who spoke last is found
+            # here through the identity cluster, and the other one answers
+            was = [c for c in cands if c.cluster == previous_cluster]
+            spoke = was[0].id if len(was) == 1 else None
+        link = _choose(block, cands, prev, spoke, gap, p)
         links.append(link)
         last[block.panel] = (block, link.character)
+        previous_cluster = cluster_of.get(link.character) if link.character else None
     return tuple(links)
 
 
-def _candidates(block: Balloon, bodies: Sequence[Character]) -> list[Character]:
+def _candidates(
+    block: Balloon, bodies: Sequence[Character], analysis: PageAnalysis, gap: float, p: SpeakerParams
+) -> list[Character]:
     if block.panel is not None:
+        tail = block.tail
+        if tail is not None and tail.confidence >= p.min_tail_confidence:
+            tip = _pushed_tip(tail, p.tail_push * max(gap / p.touch_gap, 1.0))
+            own = analysis.panel(block.panel)
+            if own is not None and not own.bbox.contains_point(tip):
+                there = next((q for q in analysis.panels if q.bbox.contains_point(tip)), None)
+                # the tail crosses the gutter: its speaker may stand in that panel; the
+                # figures of both panels compete on the tail's cost
+                crossed = [c for c in bodies if there is not None and c.panel == there.id]
+                return [c for c in bodies if c.panel == block.panel] + crossed
         return [c for c in bodies if c.panel == block.panel]
     # a block outside every panel: characters it overlaps or that lie just below it
     return [c for c in bodies if c.bbox.intersection(_grown(block.bbox, 0.5)) > 0]
@@ -104,17 +134,18 @@ def _choose(
     block: Balloon,
     cands: Sequence[Character],
     prev: tuple[Balloon, str | None] | None,
+    spoke: str | None,
     gap: float,
     p: SpeakerParams,
 ) -> SpeakerLink:
+    """``prev``: the panel's previous speech balloon and its speaker; ``spoke``: who of
+    ``cands`` spoke last in this exchange (None when unknown)."""
     if not cands:
         return SpeakerLink(block.id, None, 0.5, SpeakerReason.NONE, STAGE)
     tail = block.tail
     if tail is not None and tail.confidence >= p.min_tail_confidence:
-        push = p.tail_push * max(gap / p.touch_gap, 1.0)
-        rad = math.radians(tail.direction_deg)
-        tip = Point(tail.tip.x + push * math.cos(rad), tail.tip.y + push * math.sin(rad))
-        best, margin = _by_tail(tip, tail.direction_deg, cands, p)
+        tip = _pushed_tip(tail, p.tail_push * max(gap / p.touch_gap, 1.0))
+        best, margin = _by_tail(tip, tail.direction_deg, cands, p, p.ray_reach * gap / p.touch_gap)
         conf = 0.5 + 0.45 * tail.confidence * margin
         return SpeakerLink(block.id, best.id, round(min(0.95, conf), 3), SpeakerReason.TAIL, STAGE)
     if prev is not None and prev[1] is not None and _touch(prev[0].bbox, block.bbox, gap):
@@ -122,19 +153,30 @@ def _choose(
     anchor = Point(block.bbox.center.x, block.bbox.y1)
     ranked = sorted(cands, key=lambda c: _below_distance(anchor, c.bbox))
     margin = _margin(anchor, ranked) if len(ranked) > 1 else 1.0
-    if len(cands) == 2 and margin < p.clear_margin and prev is not None and prev[1] in [c.id for c in cands]:
-        other = next(c for c in cands if c.id != prev[1])
+    if len(cands) == 2 and margin < p.clear_margin and spoke in [c.id for c in cands]:
+        other = next(c for c in cands if c.id != spoke)
         return SpeakerLink(block.id, other.id, 0.55, SpeakerReason.ALTERNATION, STAGE)
     conf = 0.6 if len(cands) == 1 else 0.35 + 0.25 * margin
     return SpeakerLink(block.id, ranked[0].id, round(conf, 3), SpeakerReason.PROXIMITY, STAGE)
 
 
+def _pushed_tip(tail: Tail, push: float) -> Point:
+    """The tail's tip followed ``push`` pixels further along its direction."""
+    rad = math.radians(tail.direction_deg)
+    return Point(tail.tip.x + push * math.cos(rad), tail.tip.y + push * math.sin(rad))
+
+
 def _by_tail(
-    tip: Point, direction_deg: float, cands: Sequence[Character], p: SpeakerParams
+    tip: Point, direction_deg: float, cands: Sequence[Character], p: SpeakerParams, reach: float
 ) -> tuple[Character, float]:
     """The character the tail points at, and a margin in [0, 1] over the runner-up."""
     rad = math.radians(direction_deg)
     dx, dy = math.cos(rad), math.sin(rad)
+    steps = 32
+    ray = [
+        (reach * k / steps, Point(tip.x + reach * k / steps * dx, tip.y + reach * k / steps * dy))
+        for k in range(steps + 1)
+    ]
 
     def cost(c: Character) -> float:
         box = c.bbox
@@ -144,12 +186,14 @@ def _by_tail(
         vx, vy = target.x - tip.x, target.y - tip.y
         norm = math.hypot(vx, vy) or 1.0
         cos = (vx * dx + vy * dy) / norm
-        return _distance(tip, box) / diag + p.direction_weight * (1 - cos) / 2
+        follow = min(_distance(pt, box) + p.ray_travel * t for t, pt in ray)
+        return follow / diag + p.direction_weight * (1 - cos) / 2
 
-    ranked = sorted(cands, key=cost)
+    costs = {c.id: cost(c) for c in cands}
+    ranked = sorted(cands, key=lambda c: costs[c.id])
     if len(ranked) == 1:
         return ranked[0], 1.0
-    c0, c1 = cost(ranked[0]), cost(ranked[1])
+    c0, c1 = costs[ranked[0].id], costs[ranked[1].id]
     return ranked[0], min(1.0, (c1 - c0) / max(c1, 1e-6) * 2)
 
 

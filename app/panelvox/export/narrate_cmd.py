@@ -71,6 +71,7 @@ def parse_pages(page: int | None, pages: str | None) -> tuple[int, int] | None:
 
 def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The whole command; returns the exit status."""
+    from panelvox.analysis.book_names import BookNames
     from panelvox.analysis.cache import PageAnalyzer
     from panelvox.analysis.pipeline import default_stages
     from panelvox.books import open_book
@@ -88,6 +89,10 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
                 detail=f"asked for pages {first}-{last}",
             )
         analyzer = PageAnalyzer.with_default_cache(default_stages())
+        # ComicInfo names and the user's renames (``panelvox names``), applied after the cache
+        book_names = BookNames.for_book(
+            book.content_hash, book.metadata.characters if book.metadata else None
+        )
         progress = _Progress(err, last - first + 1, opts.progress)
         manifest = load_manifest()
         audio = (
@@ -107,6 +112,7 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
                 except PanelvoxError as exc:
                     log.warning("page %d unreadable: %s", number, exc.detail)
                     analysis = PageAnalysis(number, 0, 0, book.direction, notices=(exc.message,))
+                analysis = book_names.apply(analysis, functools.partial(book.load_page_array, number - 1))
                 utterances = script_page(analysis, prefs)
                 overview = page_overview(analysis)
                 if print_text:

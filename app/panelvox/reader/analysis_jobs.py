@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from panelvox.analysis.book_names import BookNames
 from panelvox.analysis.cache import PageAnalyzer
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
@@ -99,4 +100,11 @@ def run_job(job: Job, analyzer: PageAnalyzer) -> JobResult:
     except PanelvoxError as exc:
         log.warning("page %d not analysed: %s", job.page + 1, exc.detail or exc.message)
         return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start)
+    # after the cache: ComicInfo names and the user's renames (`panelvox names`) stay current
+    meta = job.book.metadata
+    names = BookNames.for_book(job.book.content_hash, meta.characters if meta else None)
+    try:
+        analysis = names.apply(analysis, functools.partial(job.book.load_page_array, job.page))
+    except PanelvoxError as exc:  # the page decoded once already; a name must never cost it
+        log.warning("names not applied to page %d: %s", job.page + 1, exc.detail or exc.message)
     return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)

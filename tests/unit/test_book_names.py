@@ -1,0 +1,205 @@
+"""Book-level names: ComicInfo ``Characters``, the user's renames by look, and `panelvox names`."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from panelvox.analysis.book_names import BookNames, comicinfo_names
+from panelvox.analysis.lettering import WordList
+from panelvox.analysis.name_store import NameStore, character_key, character_look
+from panelvox.analysis.names import name_page
+from panelvox.analysis.names_cmd import NamesUsageError, run_names, speaking_characters
+from panelvox.analysis.pipeline import Image
+from panelvox.analysis.speakers_stage import attribute
+from panelvox.books import open_book
+from panelvox.model import (
+    Balloon,
+    BalloonKind,
+    BBox,
+    Character,
+    PageAnalysis,
+    Panel,
+    Point,
+    ReadingDirection,
+    Tail,
+)
+
+RED, BLUE = (200, 30, 30), (30, 60, 200)
+
+
+@pytest.fixture(scope="module")
+def words() -> WordList:
+    return WordList.load()
+
+
+def _image(left: tuple[int, int, int], right: tuple[int, int, int]) -> Image:
+    img = np.full((600, 800, 3), 250, np.uint8)
+    cv2.rectangle(img, (60, 260), (240, 590), left, -1)
+    cv2.rectangle(img, (560, 260), (740, 590), right, -1)
+    return img
+
+
+def _page(number: int, first: str, second: str) -> PageAnalysis:
+    """Two people in one panel, each with a balloon whose tail points down at them."""
+    chars = (
+        Character("c1", BBox(50, 250, 250, 600), 0.8, "t", panel="p1", cluster="k1"),
+        Character("c2", BBox(550, 250, 750, 600), 0.8, "t", panel="p1", cluster="k2"),
+    )
+    blocks = tuple(
+        Balloon(
+            f"b{k}",
+            BalloonKind.SPEECH,
+            BBox(x - 110, 20, x + 110, 120),
+            text,
+            0.9,
+            "t",
+            panel="p1",
+            order=k,
+            tail=Tail(Point(x, 230), 90.0, 0.9),
+        )
+        for k, (x, text) in enumerate(((150, first), (650, second)), start=1)
+    )
+    page = PageAnalysis(
+        page=number,
+        width=800,
+        height=600,
+        direction=ReadingDirection.LTR,
+        panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),),
+        blocks=blocks,
+        characters=chars,
+    )
+    return replace(page, speakers=attribute(page))
+
+
+def _names(page: PageAnalysis) -> dict[str, str | None]:
+    return {c.id: c.name for c in page.characters}
+
+
+def test_comicinfo_names_are_split_and_deduplicated() -> None:
+    assert comicinfo_names("Steenie, Dougal  MacCallum;Steenie\nthe Laird") == (
+        "Steenie",
+        "Dougal MacCallum",
+        "the Laird",
+    )
+    assert comicinfo_names(None) == () and comicinfo_names(" , ") == ()
+
+
+def test_comicinfo_lets_an_english_word_name_from_one_mention(tmp_path: Path, words: WordList) -> None:
+    page = _page(1, "CURT! OH... I FORGOT", "WELL... OKAY!")
+    store = NameStore(tmp_path / "names.json")
+    assert _names(BookNames("h", (), store, words).apply(page)) == {"c1": None, "c2": None}
+    named = BookNames("h", ("Curt Walker",), store, words).apply(page)
+    assert _names(named) == {"c1": None, "c2": "Curt Walker"}
+
+
+def test_a_rename_sticks_for_the_book_by_look(tmp_path: Path, words: WordList) -> None:
+    store = NameStore(tmp_path / "names.json")
+    page1, image1 = _page(1, "HELLO!", "HI!"), _image(RED, BLUE)
+    look = character_look(image1, page1, page1.characters[1])
+    store.rename("h", character_key(1, page1.characters[1]), "The Laird", look.tolist())
+    names = BookNames("h", (), store, words)
+    assert _names(names.apply(page1)) == {"c1": None, "c2": "The Laird"}
+    # page 2: the blue figure now stands on the left; the name follows the look, not the id
+    page2 = _page(2, "WHO?", "ME!")
+    loads: list[int] = []
+
+    def load() -> Image:
+        loads.append(1)
+        return _image(BLUE, RED)
+
+    assert _names(names.apply(page2, load)) == {"c1": "The Laird", "c2": None}
+    assert loads == [1]
+    # a page where nobody looks like the renamed one keeps its own names
+    assert _names(names.apply(page2, lambda: _image(RED, RED))) == {"c1": None, "c2": None}
+    # without an image only the page's own renames apply
+    assert _names(names.apply(page2)) == {"c1": None, "c2": None}
+
+
+def test_a_users_name_wins_over_a_learned_one(tmp_path: Path, words: WordList) -> None:
+    store = NameStore(tmp_path / "names.json")
+    page = name_page(_page(1, "STEENIE, COME HERE!", "WHO ARE YOU?"), words)  # as the stage does
+    names = BookNames("h", (), store, words)
+    assert _names(names.apply(page)) == {"c1": None, "c2": "Steenie"}
+    store.rename("h", "p1:c2", "Steenie Steenson")
+    store.rename("h", "p1:c1", "Dougal")
+    assert _names(names.apply(page)) == {"c1": "Dougal", "c2": "Steenie Steenson"}
+
+
+def test_speaking_characters_lists_keys_names_and_lines() -> None:
+    page = replace(_page(3, "HELLO THERE!", "HI!"), characters=())
+    assert speaking_characters(page) == []
+    page = _page(3, "HELLO THERE!", "HI!")
+    page = replace(page, characters=(replace(page.characters[0], name="Ann"), page.characters[1]))
+    entries = speaking_characters(page, frozenset({"p3:c1"}))
+    assert [(e.key, e.name, e.source, e.lines, e.first_line) for e in entries] == [
+        ("p3:c1", "Ann", "user", 1, "HELLO THERE!"),
+        ("p3:c2", "speaker 2", "", 1, "HI!"),
+    ]
+
+
+class _FixedStage:
+    """Puts the two-person page in place of a real analysis (the pipeline is tested elsewhere)."""
+
+    name = "fixed"
+
+    def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
+        page = name_page(_page(analysis.page, "STEENIE, COME HERE!", "WHO ARE YOU?"), WordList.load())
+        return replace(page, width=analysis.width, height=analysis.height, direction=analysis.direction)
+
+
+def _book(path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as z:
+        for k, (a, b) in enumerate(((RED, BLUE), (BLUE, RED)), start=1):
+            ok, png = cv2.imencode(".png", cv2.cvtColor(_image(a, b), cv2.COLOR_RGB2BGR))
+            assert ok
+            z.writestr(f"{k:03d}.png", png.tobytes())
+        z.writestr("ComicInfo.xml", "<ComicInfo><Characters>Steenie, Dougal</Characters></ComicInfo>")
+    return path
+
+
+def test_names_command_lists_and_renames(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, words: WordList
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("panelvox.analysis.pipeline.default_stages", lambda: (_FixedStage(),))
+    book = _book(tmp_path / "two.cbz")
+    store = NameStore(tmp_path / "cfg" / "names.json")
+    out = io.StringIO()
+    assert run_names(book, store=store, out=out) == 0
+    listing = out.getvalue()
+    assert "Page 1" in listing and "Page 2" in listing
+    assert "p1:c2  Steenie" in listing and "p1:c1  speaker 1" in listing
+    out = io.StringIO()
+    assert run_names(book, rename=("p1:c1", "Dougal  MacCallum"), store=store, out=out) == 0
+    assert "Dougal MacCallum" in out.getvalue()
+    out = io.StringIO()
+    run_names(book, pages=(2, 2), store=store, out=out)
+    # page 2 has the colours swapped: the rename found the red figure, now on the right
+    assert "p2:c2  Dougal MacCallum" in out.getvalue() and "Page 1" not in out.getvalue()
+    with pytest.raises(NamesUsageError):
+        run_names(book, rename=("p9:c1", "X"), store=store, out=io.StringIO())
+    with pytest.raises(NamesUsageError):
+        run_names(book, rename=("p1:c7", "X"), store=store, out=io.StringIO())
+    with open_book(book) as opened:
+        content_hash = opened.content_hash
+    assert store.names(content_hash) == {"p1:c1": "Dougal MacCallum"}
+    run_names(book, rename=("p1:c1", ""), store=store, out=io.StringIO())
+    assert store.names(content_hash) == {} and store.looks(content_hash) == {}
+
+
+def test_a_page_without_characters_is_never_loaded(tmp_path: Path, words: WordList) -> None:
+    store = NameStore(tmp_path / "names.json")
+    store.rename("h", "p1:c1", "Ann", [0.5] * 52)
+    empty = PageAnalysis(page=2, width=0, height=0, direction=ReadingDirection.LTR)
+
+    def broken() -> Image:
+        raise AssertionError("an unreadable page must not be decoded again")
+
+    assert BookNames("h", ("Ann",), store, words).apply(empty, broken) is empty
