@@ -101,6 +101,12 @@ def test_page_keys_broken_page_and_end(qtbot: QtBot, reader: Reader, spy: SpyBac
     qtbot.waitUntil(lambda: reader.window.page_view.image is not None, timeout=5000)
 
 
+def _mid_utterance(spy: SpyBackend) -> bool:
+    """The backend is speaking an utterance now (started, neither done nor cancelled)."""
+    ended = len(spy.texts(SpyEvent.DONE)) + len(spy.texts(SpyEvent.CANCELLED))
+    return len(spy.texts(SpyEvent.STARTED)) > ended
+
+
 def test_stop_repeat_and_any_key(qtbot: QtBot, tmp_path: Path) -> None:
     slow = SpyBackend(seconds_per_char=0.05)  # long enough that a key lands mid-utterance
     r = build_reader(
@@ -112,7 +118,7 @@ def test_stop_repeat_and_any_key(qtbot: QtBot, tmp_path: Path) -> None:
         _open(qtbot, r, make_book(tmp_path / "Test Book.cbz"))
         r.speech.wait_idle(10)
         _key(qtbot, r, Qt.Key.Key_Space)  # say-all
-        qtbot.waitUntil(lambda: r.controller.position.step >= 1 and r.speech.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: r.controller.position.step >= 1 and _mid_utterance(slow), timeout=10_000)
         assert r.controller.saying_all
         qtbot.keyClick(r.window.tree, Qt.Key.Key_Escape)
         r.speech.wait_idle(5)
@@ -122,13 +128,17 @@ def test_stop_repeat_and_any_key(qtbot: QtBot, tmp_path: Path) -> None:
         started = len(slow.texts(SpyEvent.STARTED))
         _key(qtbot, r, Qt.Key.Key_Space)
         # wait until the backend is speaking (not merely queued), so the key lands mid-utterance
-        qtbot.waitUntil(lambda: len(slow.texts(SpyEvent.STARTED)) > started and r.speech.busy, timeout=5000)
+        qtbot.waitUntil(
+            lambda: len(slow.texts(SpyEvent.STARTED)) > started and _mid_utterance(slow), timeout=5000
+        )
         qtbot.keyClick(r.window.tree, Qt.Key.Key_Control)  # Control alone stops
         r.speech.wait_idle(5)
         assert len(slow.texts(SpyEvent.CANCELLED)) == cancelled + 1
         started = len(slow.texts(SpyEvent.STARTED))
         _key(qtbot, r, Qt.Key.Key_Space)
-        qtbot.waitUntil(lambda: len(slow.texts(SpyEvent.STARTED)) > started and r.speech.busy, timeout=5000)
+        qtbot.waitUntil(
+            lambda: len(slow.texts(SpyEvent.STARTED)) > started and _mid_utterance(slow), timeout=5000
+        )
         qtbot.keyClick(r.window.tree, Qt.Key.Key_J)  # an unbound key stops speech too
         r.speech.wait_idle(5)
         assert len(slow.texts(SpyEvent.CANCELLED)) == cancelled + 2
@@ -195,6 +205,9 @@ def test_describe_ask_help_zoom_contrast(
     _key(qtbot, reader, Qt.Key.Key_F1)
     assert _heard(reader, spy)[-1].startswith("Right arrow or N: next balloon.")
     _key(qtbot, reader, Qt.Key.Key_Right)
+    _key(qtbot, reader, Qt.Key.Key_F2)  # the drawn book's balloons have no known speaker
+    assert _heard(reader, spy)[-1] == "No character is known to say this, so there is nobody to name."
+    assert reader.window.rename_dialog is None
     _key(qtbot, reader, Qt.Key.Key_Z)
     assert reader.window.page_view.zoom and _heard(reader, spy)[-1] == "Zoom on."
     qtbot.waitUntil(lambda: reader.window.page_view.image is not None, timeout=5000)

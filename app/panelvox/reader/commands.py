@@ -31,6 +31,7 @@ class Command(Enum):
     OVERVIEW = "overview"
     DESCRIBE = "describe"
     ASK = "ask"
+    RENAME = "rename-speaker"
     RATE_UP = "rate-up"
     RATE_DOWN = "rate-down"
     TOGGLE_ZOOM = "toggle-zoom"
@@ -93,6 +94,8 @@ def keymap() -> tuple[KeyBinding, ...]:
         b(C.DESCRIBE, ("D",), _("D"), _("describe the current panel")),
         # Translators: F1 help; the key for "ask about the page".
         b(C.ASK, ("Q",), _("Q"), _("ask a question about the page")),
+        # Translators: F1 help; the key for "name the speaker".
+        b(C.RENAME, ("F2",), _("F2"), _("name the speaker of this balloon, for the whole book")),
         # Translators: F1 help; the keys for "faster speech".
         b(C.RATE_UP, ("+", "="), _("Plus"), _("speak faster")),
         # Translators: F1 help; the key for "slower speech".

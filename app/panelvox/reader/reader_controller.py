@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from panelvox.analysis.cache import PageAnalyzer
+from panelvox.analysis.name_store import NameStore
 from panelvox.books import Book, DirectionOverrides, open_book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
@@ -35,6 +36,7 @@ from panelvox.reader.commands import Command, help_text
 from panelvox.reader.describe_commands import DescribeCommands
 from panelvox.reader.describe_jobs import DescribeJobs
 from panelvox.reader.listener import ReaderListener, message
+from panelvox.reader.name_commands import NameCommands
 from panelvox.reader.navigation import Edge, Target
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
 from panelvox.reader.position_store import Level, Position, PositionStore
@@ -50,7 +52,7 @@ Post = Callable[[Callable[[], None]], None]
 _RATE_STEP = 0.1
 
 
-class ReaderController(SettingsCommands, DescribeCommands):
+class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
     """Book, position, reading unit (the position's level) and every reading command."""
 
     def __init__(
@@ -68,6 +70,7 @@ class ReaderController(SettingsCommands, DescribeCommands):
         persist_settings: bool = True,
         models: ModelRegistry | None = None,
         describe_config: DescribeConfig | None = None,
+        names: NameStore | None = None,
     ) -> None:
         self.speech = speech
         self.prefs = prefs or NarrationPrefs()
@@ -86,6 +89,8 @@ class ReaderController(SettingsCommands, DescribeCommands):
         self.describe_jobs = DescribeJobs()
         self.models = models or ModelRegistry()
         self.describe_config = describe_config or DescribeConfig()
+        #: the user's character names (F2); the analysis worker reads the same file
+        self.names = names or NameStore()
         self._describe_gen = 0
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR

@@ -39,7 +39,9 @@ log = logging.getLogger(__name__)
 
 _IMAGE_CACHE = 3
 #: Commands the window runs itself (they open dialogs or end the program).
-_VIEW_COMMANDS = frozenset({Command.GO_TO_PAGE, Command.OPEN, Command.SETTINGS, Command.QUIT, Command.ASK})
+_VIEW_COMMANDS = frozenset(
+    {Command.GO_TO_PAGE, Command.OPEN, Command.SETTINGS, Command.QUIT, Command.ASK, Command.RENAME}
+)
 #: Commands whose work runs on the describe thread (started on first use: most readers never add a model).
 _DESCRIBE_COMMANDS = frozenset({Command.DESCRIBE, Command.ASK})
 BOOK_FILTER = "*.cbz *.cbr *.cb7 *.cbt *.zip *.rar *.7z *.tar *.pdf"
@@ -91,6 +93,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status, 1)
         self.goto_dialog: QInputDialog | None = None
         self.ask_dialog: QInputDialog | None = None
+        self.rename_dialog: QInputDialog | None = None
         self.describe_thread: JobThread | None = None
         self._describe_worker: DescribeWorker | None = None
         self.open_dialog: QFileDialog | None = None
@@ -187,6 +190,7 @@ class MainWindow(QMainWindow):
                     Command.SETTINGS: self.show_settings,
                     Command.QUIT: self.close,
                     Command.ASK: self.ask_question,
+                    Command.RENAME: self.ask_rename,
                 }[command]()
             else:
                 self.controller.run(command)
@@ -228,6 +232,24 @@ class MainWindow(QMainWindow):
         dialog.textValueSelected.connect(self.controller.ask)
         dialog.finished.connect(lambda _r: self.tree.setFocus())
         self.ask_dialog = dialog
+        dialog.open()
+
+    def ask_rename(self) -> None:
+        """F2: a name box for the speaker of the current balloon; the name sticks for the book."""
+        target = self.controller.rename_target()  # says why when there is nobody to name
+        if target is None:
+            return
+        dialog = QInputDialog(self)
+        # Translators: title of the dialog that names a character.
+        dialog.setWindowTitle(_("Name this speaker"))
+        # Translators: label of the name box; {name} is what the reader calls the character now.
+        dialog.setLabelText(
+            _("New name for {name}, for the whole book (empty: forget yours):").format(name=target.name)
+        )
+        dialog.setTextValue(target.character.name or "")
+        dialog.textValueSelected.connect(lambda text: self.controller.rename_speaker(target, text))
+        dialog.finished.connect(lambda _r: self.tree.setFocus())
+        self.rename_dialog = dialog
         dialog.open()
 
     def ask_open(self) -> None:

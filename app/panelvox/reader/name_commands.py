@@ -1,0 +1,116 @@
+"""The reader's rename command (F2): give the speaker of the current balloon a name.
+
+A mixin of :class:`~panelvox.reader.reader_controller.ReaderController`, kept apart so each
+module stays small; it uses only the controller members declared below. The name goes to
+the same store as ``panelvox names --rename`` (:class:`NameStore`), with the character's
+look, so it sticks for the book: on this page by key, on other pages by the figure that
+looks most like it. Pages are then re-read from the analysis cache, where
+:func:`~panelvox.reader.analysis_jobs.run_job` applies the names; nothing is re-analysed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from panelvox.analysis.name_store import NameStore, character_key, character_look
+from panelvox.analysis.names import display_name
+from panelvox.books import Book
+from panelvox.errors import PanelvoxError
+from panelvox.i18n import _
+from panelvox.model import Character, PageAnalysis
+from panelvox.reader.analysis_jobs import JobResult
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.position_store import Position
+from panelvox.speech.backend import Priority
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RenameTarget:
+    """The character speaking at the reader's position."""
+
+    key: str  # the store key ("p4:c2")
+    name: str  # what the reader calls it now
+    character: Character
+    analysis: PageAnalysis
+
+
+class NameCommands:
+    # Members of the controller this mixin uses.
+    book: Book | None
+    position: Position
+    names: NameStore
+    _results: dict[int, JobResult]
+    _outlines: dict[int, PageOutline]
+
+    def outline(self, page: int) -> PageOutline:
+        raise NotImplementedError
+
+    def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
+        raise NotImplementedError
+
+    def _need_book(self) -> bool:
+        raise NotImplementedError
+
+    def _update_jobs(self) -> None:
+        raise NotImplementedError
+
+    def rename_target(self) -> RenameTarget | None:
+        """Who speaks the current balloon, or None (and says why) when nobody can be renamed."""
+        if not self._need_book():
+            return None
+        result = self._results.get(self.position.page)
+        outline = self.outline(self.position.page)
+        step = self.position.step
+        if result is None or result.analysis is None or not 0 <= step < len(outline.steps):
+            # Translators: said for F2 (rename) when the reader is not on a balloon.
+            self.say_message(_("Move to a balloon first, then press F2 to name its speaker."))
+            return None
+        analysis = result.analysis
+        chars = {c.id: c for c in analysis.characters}
+        for utterance in outline.steps[step].utterances:
+            link = analysis.speaker_of(utterance.region.block) if utterance.region.block else None
+            if link is not None and link.character in chars:
+                character = chars[link.character]
+                return RenameTarget(
+                    character_key(analysis.page, character), display_name(character), character, analysis
+                )
+        # Translators: said for F2 (rename) on a caption, a sound effect or a balloon with no known speaker.
+        self.say_message(_("No character is known to say this, so there is nobody to name."))
+        return None
+
+    def rename_speaker(self, target: RenameTarget, name: str) -> None:
+        """Store ``name`` for ``target`` (empty: forget the user's name) and re-read the pages."""
+        if self.book is None:
+            return
+        look = None
+        try:
+            image = self.book.load_page_array(target.analysis.page - 1)
+            look = character_look(image, target.analysis, target.character).tolist()
+        except PanelvoxError as exc:  # the name still sticks on this page, by key
+            log.warning("no look stored for %s: %s", target.key, exc.detail or exc.message)
+        try:
+            self.names.rename(self.book.content_hash, target.key, name, look)
+        except OSError as exc:
+            log.warning("cannot store the name of %s: %r", target.key, exc)
+            # Translators: said when a character's new name cannot be saved.
+            self.say_message(_("The name could not be saved."))
+            return
+        # the shown outline stays until the page comes back from the cache with the name
+        self._results.clear()
+        keep = self._outlines.get(self.position.page)
+        self._outlines.clear()
+        if keep is not None:
+            self._outlines[self.position.page] = keep
+        self._update_jobs()
+        new = " ".join(name.split())
+        if new:
+            # Translators: said after renaming a character; {old} and {new} are names.
+            self.say_message(
+                _("{old} is now called {new}, in this whole book.").format(old=target.name, new=new)
+            )
+        else:
+            # Translators: said after clearing a character's name given by the user.
+            self.say_message(_("Your name for {old} is forgotten.").format(old=target.name))
