@@ -48,12 +48,12 @@ def test_f2_names_the_speaker_and_the_name_sticks(
     _settle(c)
     target = c.rename_target()
     assert target is not None
-    assert (target.key, target.name) == ("p1:c1", "speaker 1")
+    assert (target.key, target.name) == ("p1:c1", "character 1")  # as the narration calls it
 
     mark = len(heard(spy, queue))
     c.rename_speaker(target, "  Mabel   Jones ")
     _settle(c)
-    assert "speaker 1 is now called Mabel Jones, in this whole book." in heard_since(spy, queue, mark)
+    assert "Character 1 is now called Mabel Jones, in this whole book." in heard_since(spy, queue, mark)
     assert NameStore().names(c.book.content_hash if c.book else "") == {"p1:c1": "Mabel Jones"}
     assert c.position_text().startswith("Mabel Jones")
 

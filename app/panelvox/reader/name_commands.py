@@ -14,11 +14,11 @@ import logging
 from dataclasses import dataclass
 
 from panelvox.analysis.name_store import NameStore, character_key, character_look
-from panelvox.analysis.names import display_name
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import Character, PageAnalysis
+from panelvox.narration.script import speaker_names
 from panelvox.reader.analysis_jobs import JobResult
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position_store import Position
@@ -32,7 +32,7 @@ class RenameTarget:
     """The character speaking at the reader's position."""
 
     key: str  # the store key ("p4:c2")
-    name: str  # what the reader calls it now
+    name: str  # what the reader calls it now ("character 2", or its name)
     character: Character
     analysis: PageAnalysis
 
@@ -74,9 +74,8 @@ class NameCommands:
             link = analysis.speaker_of(utterance.region.block) if utterance.region.block else None
             if link is not None and link.character in chars:
                 character = chars[link.character]
-                return RenameTarget(
-                    character_key(analysis.page, character), display_name(character), character, analysis
-                )
+                spoken = speaker_names(analysis).get(character.id, character.name or "")
+                return RenameTarget(character_key(analysis.page, character), spoken, character, analysis)
         # Translators: said for F2 (rename) on a caption, a sound effect or a balloon with no known speaker.
         self.say_message(_("No character is known to say this, so there is nobody to name."))
         return None
@@ -108,9 +107,8 @@ class NameCommands:
         new = " ".join(name.split())
         if new:
             # Translators: said after renaming a character; {old} and {new} are names.
-            self.say_message(
-                _("{old} is now called {new}, in this whole book.").format(old=target.name, new=new)
-            )
+            said = _("{old} is now called {new}, in this whole book.").format(old=target.name, new=new)
         else:
             # Translators: said after clearing a character's name given by the user.
-            self.say_message(_("Your name for {old} is forgotten.").format(old=target.name))
+            said = _("Your name for {old} is forgotten.").format(old=target.name)
+        self.say_message(said[:1].upper() + said[1:])  # "character 2 is …" starts a sentence
