@@ -9,7 +9,6 @@ small-matrix thresholds, so the calls really go to the library).
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from build_scripts import load_build_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,14 +26,7 @@ pytestmark = pytest.mark.slow
 
 
 def _builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "build_shim", ROOT / "packaging" / "blas_shim" / "build_shim.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_shim"] = module  # dataclasses look the module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_build_script("blas_shim/build_shim.py")
 
 
 CHECKS = textwrap.dedent(

@@ -6,7 +6,6 @@ The smaller libicudata is built in a temporary folder and preloaded into a child
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from build_scripts import load_build_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,13 +23,7 @@ pytestmark = pytest.mark.slow
 
 
 def _builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "build_icudata", ROOT / "packaging" / "icu" / "build_icudata.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_build_script("icu/build_icudata.py")
 
 
 CHECKS = textwrap.dedent(

@@ -10,7 +10,6 @@ running on into a crash.
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -20,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from build_scripts import load_build_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,14 +27,7 @@ pytestmark = pytest.mark.slow
 
 
 def _builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "build_novideo", ROOT / "packaging" / "novideo" / "build_novideo.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_novideo"] = module  # dataclasses look the module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_build_script("novideo/build_novideo.py")
 
 
 CHECKS = textwrap.dedent(
