@@ -13,7 +13,7 @@ import pytest
 
 from panelvox.analysis.book_names import BookNames, comicinfo_names
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.name_store import NameStore, character_key, character_look
+from panelvox.analysis.name_store import LearnedNames, NameStore, character_key, character_look
 from panelvox.analysis.names import name_page
 from panelvox.analysis.names_cmd import NamesUsageError, run_names, speaking_characters
 from panelvox.analysis.pipeline import Image
@@ -203,3 +203,39 @@ def test_a_page_without_characters_is_never_loaded(tmp_path: Path, words: WordLi
         raise AssertionError("an unreadable page must not be decoded again")
 
     assert BookNames("h", ("Ann",), store, words).apply(empty, broken) is empty
+
+
+def test_a_name_learned_from_the_text_carries_to_other_pages(tmp_path: Path, words: WordList) -> None:
+    store = NameStore(tmp_path / "names.json")
+    names = BookNames("h", (), store, words)
+    # page 2 (seen first): the blue figure speaks, nobody says his name
+    page2 = _page(2, "WHO?", "ME!")
+    assert _names(names.apply(page2, lambda: _image(BLUE, RED))) == {"c1": None, "c2": None}
+    # page 1: the red one calls the blue one Dougal
+    page1 = name_page(_page(1, "DOUGAL, COME HERE!", "WHAT?"), words)
+    assert _names(names.apply(page1, lambda: _image(RED, BLUE))) == {"c1": None, "c2": "Dougal"}
+    # page 2 again: the blue figure, now on the left, is Dougal; the red one stays unnamed
+    assert _names(names.apply(page2, lambda: _image(BLUE, RED))) == {"c1": "Dougal", "c2": None}
+    # nobody there looks like him: no name
+    assert _names(names.apply(page2, lambda: _image(RED, RED))) == {"c1": None, "c2": None}
+    # a name the page's own text gives wins over a carried one
+    page3 = name_page(_page(3, "STEENIE, LOOK!", "HMM."), words)
+    assert _names(names.apply(page3, lambda: _image(RED, BLUE))) == {"c1": None, "c2": "Steenie"}
+    # ... and another look-alike of the panel may still carry Dougal: two figures, two people
+    assert _names(names.apply(page3, lambda: _image(BLUE, BLUE))) == {"c1": "Dougal", "c2": "Steenie"}
+    # the user's rename wins over a carried name
+    store.rename("h", "p2:c1", "The Laird")
+    assert _names(names.apply(page2, lambda: _image(BLUE, RED))) == {"c1": "The Laird", "c2": None}
+
+
+def test_learned_names_are_kept_per_page_and_rewritten_only_on_change(tmp_path: Path) -> None:
+    learned = LearnedNames(tmp_path / "learned.json")
+    learned.learn("h", 1, {"p1:c2": ("Dougal", [0.5] * 4)})
+    learned.learn("h", 2, {"p2:c1": ("Steenie", [0.25] * 4)})
+    assert learned.page_names("h", 1) == {"p1:c2": "Dougal"}
+    mtime = (tmp_path / "learned.json").stat().st_mtime_ns
+    learned.learn("h", 1, {"p1:c2": ("Dougal", [0.5] * 4)})
+    assert (tmp_path / "learned.json").stat().st_mtime_ns == mtime
+    learned.learn("h", 1, {})  # the page no longer names anyone
+    assert set(learned.entries("h")) == {"p2:c1"} and learned.page_names("h", 1) == {}
+    assert LearnedNames.beside(NameStore(tmp_path / "cfg" / "names.json")).path.parent == tmp_path / "cfg"

@@ -3,7 +3,8 @@
 The pipeline is built once and its results are cached per page, so it cannot know the
 book. Two things do: the ComicInfo ``Characters`` list (spellings, and names that are also
 English words, such as "CURT", count from one mention) and the names the user gave
-(:class:`NameStore`). :class:`BookNames` applies both to an analysed page; it is cheap
+(:class:`NameStore`); and names the text gave on other pages ("DOUGAL, COME HERE!"),
+carried by look (:class:`LearnedNames`). :class:`BookNames` applies all three to an analysed page; it is cheap
 (text rules, and a colour descriptor per figure only when the user renamed someone on
 another page), so it runs every time a page is shown or narrated and a rename takes effect
 at once, without re-analysing anything.
@@ -16,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.name_store import NameStore
-from panelvox.analysis.names import name_page
+from panelvox.analysis.name_store import LearnedNames, NameStore, character_key, character_look
+from panelvox.analysis.names import name_evidence, name_page
 from panelvox.analysis.pipeline import Image
 from panelvox.model import PageAnalysis
 
@@ -43,6 +44,7 @@ class BookNames:
         self.content_hash = content_hash
         self.known_names = tuple(known_names)
         self.store = store
+        self.learned = LearnedNames.beside(store) if store is not None else None
         self._words = words
 
     @classmethod
@@ -59,8 +61,10 @@ class BookNames:
     def apply(self, analysis: PageAnalysis, load_image: Callable[[], Image] | None = None) -> PageAnalysis:
         """``analysis`` with the book's names: learned again with ComicInfo, then the user's.
 
-        ``load_image`` is called only when a rename made on another page must be matched
-        by look on this one.
+        With ``load_image`` (called at most once, and only when a look is needed), names
+        the text gave on this page are kept with their looks (:class:`LearnedNames`) and
+        names learned on other pages go to look-alikes here that the page's own text left
+        unnamed; the user's renames come last and always win.
         """
         if not analysis.characters:
             return analysis  # nobody to name (and an unreadable page is never loaded again)
@@ -71,12 +75,52 @@ class BookNames:
             # learned names are redone with the book's spellings and the names the user taught
             cleared = tuple(replace(c, name=None) for c in analysis.characters)
             out = name_page(replace(analysis, characters=cleared), self.words, known_names=known)
+        image: Image | None = None
+
+        def page_image() -> Image | None:
+            nonlocal image
+            if image is None and load_image is not None:
+                image = load_image()
+            return image
+
+        if self.learned is not None and load_image is not None:
+            out = self._learn_and_carry(self.learned, out, page_image, known)
         if self.store is None or not user:
             return out
-        image = None
         prefix = f"p{analysis.page}:"
-        if load_image is not None and any(
-            not k.startswith(prefix) for k in self.store.looks(self.content_hash)
-        ):
-            image = load_image()
+        if any(not k.startswith(prefix) for k in self.store.looks(self.content_hash)):
+            page_image()
         return self.store.apply(self.content_hash, out, image)
+
+    def _learn_and_carry(
+        self,
+        learned: LearnedNames,
+        analysis: PageAnalysis,
+        page_image: Callable[[], Image | None],
+        known: Sequence[str],
+    ) -> PageAnalysis:
+        """Keep the names this page's text gave (with looks); carry other pages' names here.
+
+        Only the figures a mention points at are kept, not the rest of their identity
+        cluster: a cluster that joined two people would carry one's name to the other's
+        look on every page.
+        """
+        page = analysis.page
+        pointed = {(e.character, e.name) for e in name_evidence(analysis, self.words, known)}
+        all_named = [c for c in analysis.characters if c.name and c.kind != "face"]
+        named = [c for c in all_named if (c.id, c.name) in pointed]
+        if {character_key(page, c): c.name for c in named} != learned.page_names(self.content_hash, page):
+            image = page_image()
+            if image is not None:
+                found = {
+                    character_key(page, c): (c.name or "", character_look(image, analysis, c).tolist())
+                    for c in named
+                }
+                learned.learn(self.content_hash, page, found)
+        prefix = f"p{page}:"
+        if len(all_named) == sum(c.kind != "face" for c in analysis.characters) or not any(
+            not k.startswith(prefix) for k in learned.entries(self.content_hash)
+        ):
+            return analysis
+        image = page_image()
+        return analysis if image is None else learned.carry(self.content_hash, analysis, image)

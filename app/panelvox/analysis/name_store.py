@@ -28,6 +28,11 @@ from panelvox.model import Character, PageAnalysis
 log = logging.getLogger(__name__)
 
 _FORMAT = "panelvox.names/2"
+_LEARNED_FORMAT = "panelvox.learned-names/1"
+#: a name read in the text is weaker evidence than a user's rename: it is carried only to a
+#: much closer look (half the identity threshold; at the full one, over-merged looks on the
+#: cib stories gave names to unnamed people: 3 lines lost for 2 gained)
+CARRY_STRICTNESS = 0.5
 
 
 def character_key(page: int, character: Character) -> str:
@@ -129,24 +134,137 @@ class NameStore:
     ) -> dict[str, str]:
         prefix = f"p{analysis.page}:"
         looks = {k: v for k, v in self.looks(content_hash).items() if not k.startswith(prefix)}
-        bodies = [c for c in analysis.characters if c.kind != "face" and c.id not in given]
-        if not looks or not bodies:
-            return {}
-        pairs = []
-        for c in bodies:
-            desc = character_look(image, analysis, c)
-            for key, look in looks.items():
-                if look.shape == desc.shape:
-                    d = distance(desc, look)
-                    if d < self.threshold:
-                        pairs.append((d, c, names[key]))
-        out: dict[str, str] = {}
-        taken: set[tuple[str | None, str]] = {
-            (c.panel, n) for c in analysis.characters if (n := given.get(c.id))
-        }
-        for _d, c, name in sorted(pairs, key=lambda t: t[0]):
-            if c.id in out or (c.panel, name) in taken:
-                continue  # one name per figure, and two figures of a panel are two people
-            out[c.id] = name
-            taken.add((c.panel, name))
+        return match_by_look(
+            analysis, image, {k: (names[k], v) for k, v in looks.items()}, given, self.threshold
+        )
+
+
+def match_by_look(
+    analysis: PageAnalysis,
+    image: Image,
+    looks: dict[str, tuple[str, Descriptor]],
+    given: dict[str, str],
+    threshold: float = DEFAULT_THRESHOLD,
+) -> dict[str, str]:
+    """Character id -> name for the figures of ``analysis`` that look like a stored one.
+
+    ``looks`` maps a key to a name and the look it was stored with; figures in ``given``
+    (id -> name) keep theirs. Nearest pairs first, one name per figure, and never the same
+    name twice in one panel (two figures of a panel are two people).
+    """
+    bodies = [c for c in analysis.characters if c.kind != "face" and c.id not in given]
+    if not looks or not bodies:
+        return {}
+    pairs = []
+    for c in bodies:
+        desc = character_look(image, analysis, c)
+        for name, look in looks.values():
+            if look.shape == desc.shape:
+                d = distance(desc, look)
+                if d < threshold:
+                    pairs.append((d, c, name))
+    out: dict[str, str] = {}
+    taken: set[tuple[str | None, str]] = {(c.panel, n) for c in analysis.characters if (n := given.get(c.id))}
+    for _d, c, name in sorted(pairs, key=lambda t: t[0]):
+        if c.id in out or (c.panel, name) in taken:
+            continue
+        out[c.id] = name
+        taken.add((c.panel, name))
+    return out
+
+
+class LearnedNames:
+    """Names the text gave on one page, carried by look to the book's other pages.
+
+    "DOUGAL, COME HERE!" names a figure on page 1 only; this store keeps that name with the
+    figure's look (``learned_names.json`` beside ``names.json``), so on any other page the
+    figure that looks most like him is Dougal too. The page's own text and the user's
+    renames come first. Pages may be seen in any order and from any process: each page's
+    entries are replaced as a whole, written atomically, and only when they changed.
+    """
+
+    def __init__(self, path: Path, threshold: float = DEFAULT_THRESHOLD * CARRY_STRICTNESS) -> None:
+        self.path = path
+        self.threshold = threshold
+
+    @classmethod
+    def beside(cls, store: NameStore) -> LearnedNames:
+        """The learned names kept next to the user's ``store``."""
+        return cls(store.path.with_name("learned_names.json"), store.threshold * CARRY_STRICTNESS)
+
+    def _load(self) -> dict[str, dict[str, tuple[str, list[float]]]]:
+        books = read_json_object(self.path).get("books")
+        out: dict[str, dict[str, tuple[str, list[float]]]] = {}
+        for book, entries in books.items() if isinstance(books, dict) else ():
+            if not isinstance(entries, dict):
+                continue
+            kept = out.setdefault(str(book), {})
+            for key, entry in entries.items():
+                if not isinstance(entry, dict):
+                    continue
+                name, look = entry.get("name"), entry.get("look")
+                if not (isinstance(name, str) and name and isinstance(look, list) and look):
+                    continue
+                if all(isinstance(x, int | float) for x in look):
+                    kept[str(key)] = (name, [float(x) for x in look])
         return out
+
+    def entries(self, content_hash: str) -> dict[str, tuple[str, Descriptor]]:
+        """Key (``p4:c2``) -> learned name and look, for one book."""
+        return {k: (n, np.asarray(v, np.float32)) for k, (n, v) in self._load().get(content_hash, {}).items()}
+
+    def learn(self, content_hash: str, page: int, found: dict[str, tuple[str, Sequence[float]]]) -> None:
+        """Replace the names learned on ``page`` by ``found`` (key -> name and look)."""
+        books = self._load()
+        book = books.setdefault(content_hash, {})
+        prefix = f"p{page}:"
+        new = {k: v for k, v in book.items() if not k.startswith(prefix)}
+        new.update({k: (n, [round(float(x), 5) for x in look]) for k, (n, look) in found.items()})
+        if new == book:
+            return
+        if new:
+            books[content_hash] = new
+        else:
+            books.pop(content_hash, None)
+        data = {b: {k: {"name": n, "look": v} for k, (n, v) in e.items()} for b, e in books.items()}
+        write_json_atomic(self.path, {"format": _LEARNED_FORMAT, "books": data}, durable=False)
+
+    def page_names(self, content_hash: str, page: int) -> dict[str, str]:
+        """Key -> name learned on ``page`` (what :meth:`learn` stored for it)."""
+        prefix = f"p{page}:"
+        return {k: n for k, (n, _v) in self._load().get(content_hash, {}).items() if k.startswith(prefix)}
+
+    def carry(self, content_hash: str, analysis: PageAnalysis, image: Image) -> PageAnalysis:
+        """``analysis`` with names learned on other pages given to unnamed look-alikes.
+
+        A name the page already has (from its own text) is never carried onto another
+        figure of it; the name spreads to the figure's identity cluster on the page.
+        """
+        prefix = f"p{analysis.page}:"
+        on_page = {c.name for c in analysis.characters if c.name}
+        looks = {
+            k: (n, v)
+            for k, (n, v) in self.entries(content_hash).items()
+            if not k.startswith(prefix) and n not in on_page
+        }
+        given = {c.id: c.name for c in analysis.characters if c.name}
+        found = match_by_look(analysis, image, looks, given, self.threshold)
+        if not found:
+            return analysis
+        named_clusters = {c.cluster for c in analysis.characters if c.name and c.cluster}
+        by_cluster = {
+            c.cluster: found[c.id]
+            for c in analysis.characters
+            if c.id in found and c.cluster and c.cluster not in named_clusters
+        }
+        chars = tuple(
+            c
+            if c.name
+            else replace(c, name=found[c.id])
+            if c.id in found
+            else replace(c, name=by_cluster[c.cluster])
+            if c.cluster in by_cluster
+            else c
+            for c in analysis.characters
+        )
+        return replace(analysis, characters=chars)
