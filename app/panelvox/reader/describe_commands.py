@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelRegistry
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
 from panelvox.narration.script import Utterance
-from panelvox.reader.analysis_jobs import JobResult
+from panelvox.reader.controller_members import ControllerMembers
 from panelvox.reader.describe_jobs import (
     DescribeJobs,
     DescribeRequest,
@@ -27,33 +26,17 @@ from panelvox.reader.describe_jobs import (
     model_configured,
 )
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Level, Position
+from panelvox.reader.position_store import Level
 from panelvox.speech.backend import Priority
 
 
-class DescribeCommands:
-    # Members of the controller this mixin uses.
+class DescribeCommands(ControllerMembers):
+    # Members of the controller this mixin uses (beside ControllerMembers').
     prefs: NarrationPrefs
-    book: Book | None
-    position: Position
     models: ModelRegistry
     describe_config: DescribeConfig
     describe_jobs: DescribeJobs
-    _results: dict[int, JobResult]
-    _token: int
     _describe_gen: int
-
-    def outline(self, page: int) -> PageOutline:
-        raise NotImplementedError
-
-    def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
-        raise NotImplementedError
-
-    def interrupt(self) -> None:
-        raise NotImplementedError
-
-    def _need_book(self) -> bool:
-        raise NotImplementedError
 
     def _need_ready(self, outline: PageOutline) -> bool:
         raise NotImplementedError

@@ -14,15 +14,11 @@ import logging
 from dataclasses import dataclass
 
 from panelvox.analysis.name_store import NameStore, character_key, character_look
-from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import Character, PageAnalysis
 from panelvox.narration.script import speaker_names
-from panelvox.reader.analysis_jobs import JobResult
-from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Position
-from panelvox.speech.backend import Priority
+from panelvox.reader.controller_members import ControllerMembers
 
 log = logging.getLogger(__name__)
 
@@ -37,25 +33,9 @@ class RenameTarget:
     analysis: PageAnalysis
 
 
-class NameCommands:
-    # Members of the controller this mixin uses.
-    book: Book | None
-    position: Position
+class NameCommands(ControllerMembers):
+    # Members of the controller this mixin uses (beside ControllerMembers').
     names: NameStore
-    _results: dict[int, JobResult]
-    _outlines: dict[int, PageOutline]
-
-    def outline(self, page: int) -> PageOutline:
-        raise NotImplementedError
-
-    def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
-        raise NotImplementedError
-
-    def _need_book(self) -> bool:
-        raise NotImplementedError
-
-    def _update_jobs(self) -> None:
-        raise NotImplementedError
 
     def rename_target(self) -> RenameTarget | None:
         """Who speaks the current balloon, or None (and says why) when nobody can be renamed."""

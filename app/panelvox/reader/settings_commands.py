@@ -9,17 +9,15 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from panelvox.books import Book, DirectionOverrides
+from panelvox.books import DirectionOverrides
 from panelvox.books.direction import direction_words
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind, save_prefs
-from panelvox.reader.analysis_jobs import JobResult
+from panelvox.reader.controller_members import ControllerMembers
 from panelvox.reader.listener import ReaderListener
-from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position_store import Position
 from panelvox.reader.reader_settings import ReaderSettings, save_reader_settings
-from panelvox.speech.backend import Priority
 
 log = logging.getLogger(__name__)
 
@@ -27,35 +25,15 @@ _DIRECTIONS = (ReadingDirection.LTR, ReadingDirection.RTL, ReadingDirection.TTB_
 _RATE_RANGE = (0.5, 3.0)
 
 
-class SettingsCommands:
-    # Members of the controller this mixin uses.
+class SettingsCommands(ControllerMembers):
+    # Members of the controller this mixin uses (beside ControllerMembers').
     prefs: NarrationPrefs
     settings: ReaderSettings
     persist_settings: bool
-    book: Book | None
-    position: Position
     direction: ReadingDirection
     overrides: DirectionOverrides
     listener: ReaderListener
-    _outlines: dict[int, PageOutline]
-    _results: dict[int, JobResult]
-    _token: int
     _waiting: bool
-
-    def outline(self, page: int) -> PageOutline:
-        raise NotImplementedError
-
-    def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
-        raise NotImplementedError
-
-    def interrupt(self) -> None:
-        raise NotImplementedError
-
-    def _need_book(self) -> bool:
-        raise NotImplementedError
-
-    def _update_jobs(self) -> None:
-        raise NotImplementedError
 
     def _save(self) -> None:
         raise NotImplementedError
