@@ -15,12 +15,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.name_store import LearnedNames, NameStore, character_key, character_look
 from panelvox.analysis.names import name_evidence, name_page
 from panelvox.analysis.pipeline import Image
 from panelvox.model import PageAnalysis
+
+if TYPE_CHECKING:  # only for annotations: naming a page needs no book reader
+    from panelvox.books import Book
 
 
 def comicinfo_names(characters: str | None) -> tuple[str, ...]:
@@ -48,9 +52,12 @@ class BookNames:
         self._words = words
 
     @classmethod
-    def for_book(cls, content_hash: str, characters: str | None, store: NameStore | None = None) -> BookNames:
-        """For a book with ComicInfo ``Characters`` ``characters`` (None when it has none)."""
-        return cls(content_hash, comicinfo_names(characters), store if store is not None else NameStore())
+    def for_book(cls, book: Book, store: NameStore | None = None) -> BookNames:
+        """For ``book``: its ComicInfo ``Characters`` and the user's names for it."""
+        characters = book.metadata.characters if book.metadata else None
+        return cls(
+            book.content_hash, comicinfo_names(characters), store if store is not None else NameStore()
+        )
 
     @property
     def words(self) -> WordList:

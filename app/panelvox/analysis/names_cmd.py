@@ -81,8 +81,7 @@ def run_names(
     store = store or NameStore()
     override = ReadingDirection(direction) if direction else None
     with open_book(book_path, direction_override=override) as book:
-        meta = book.metadata
-        names = BookNames.for_book(book.content_hash, meta.characters if meta else None, store)
+        names = BookNames.for_book(book, store)
         analyzer = PageAnalyzer.with_default_cache(default_stages())
 
         def analyzed(number: int) -> PageAnalysis:

@@ -90,9 +90,7 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
             )
         analyzer = PageAnalyzer.with_default_cache(default_stages())
         # ComicInfo names and the user's renames (``panelvox names``), applied after the cache
-        book_names = BookNames.for_book(
-            book.content_hash, book.metadata.characters if book.metadata else None
-        )
+        book_names = BookNames.for_book(book)
         progress = _Progress(err, last - first + 1, opts.progress)
         manifest = load_manifest()
         audio = (

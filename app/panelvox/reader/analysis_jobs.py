@@ -101,8 +101,7 @@ def run_job(job: Job, analyzer: PageAnalyzer) -> JobResult:
         log.warning("page %d not analysed: %s", job.page + 1, exc.detail or exc.message)
         return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start)
     # after the cache: ComicInfo names and the user's renames (`panelvox names`) stay current
-    meta = job.book.metadata
-    names = BookNames.for_book(job.book.content_hash, meta.characters if meta else None)
+    names = BookNames.for_book(job.book)
     try:
         analysis = names.apply(analysis, functools.partial(job.book.load_page_array, job.page))
     except PanelvoxError as exc:  # the page decoded once already; a name must never cost it
