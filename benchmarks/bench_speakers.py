@@ -40,7 +40,7 @@ from panelvox.eval.loaders import load_dataset  # noqa: E402
 from panelvox.eval.metrics import match_boxes  # noqa: E402
 from panelvox.eval.page_scoring import Group, score_page  # noqa: E402
 from panelvox.eval.runner import load_page_image  # noqa: E402
-from panelvox.model import Character, PageAnalysis  # noqa: E402
+from panelvox.model import Balloon, Character, PageAnalysis  # noqa: E402
 
 GOLDEN = REPO / "tests" / "golden" / "speakers_cib.json"
 DOCS = REPO / "docs" / "benchmarks.md"
@@ -52,18 +52,35 @@ def _norm(text: str) -> str:
     return re.sub(r"[^A-Z0-9]+", " ", text.upper().replace("’", "'")).strip()
 
 
-def golden_scores(page: dict[str, object], analysis: PageAnalysis) -> list[tuple[str | None, str | None]]:
-    """(true speaker, predicted label) per golden line; predicted None: the text was not found."""
+def _golden_blocks(page: dict[str, object], analysis: PageAnalysis) -> list[Balloon | None]:
+    """The block that holds each golden line's text, or None where it was not found."""
     blocks = analysis.blocks_in_order()
-    out: list[tuple[str | None, str | None]] = []
+    out: list[Balloon | None] = []
     for line in page["lines"]:  # type: ignore[attr-defined]
         text = _norm(line["text"])
         best = max(
             blocks, key=lambda b: difflib.SequenceMatcher(None, text, _norm(b.text)).ratio(), default=None
         )
         ok = best is not None and difflib.SequenceMatcher(None, text, _norm(best.text)).ratio() >= 0.6
-        label = speaker_label(analysis, analysis.speaker_of(best.id)) if ok and best is not None else None
-        out.append((line["speaker"], label))
+        out.append(best if ok else None)
+    return out
+
+
+def golden_scores(page: dict[str, object], analysis: PageAnalysis) -> list[tuple[str | None, str | None]]:
+    """(true speaker, predicted label) per golden line; predicted None: the text was not found."""
+    return [
+        (line["speaker"], speaker_label(analysis, analysis.speaker_of(b.id)) if b is not None else None)
+        for line, b in zip(page["lines"], _golden_blocks(page, analysis), strict=True)  # type: ignore[call-overload]
+    ]
+
+
+def guessed_names(page: dict[str, object], analysis: PageAnalysis) -> list[bool]:
+    """Per golden line: is its speaker's name only a guess (said "probably")?"""
+    out = []
+    for b in _golden_blocks(page, analysis):
+        link = analysis.speaker_of(b.id) if b is not None else None
+        char = next((c for c in analysis.characters if link and c.id == link.character), None)
+        out.append(bool(char and char.name and char.name_confidence < 0.5))
     return out
 
 
@@ -159,6 +176,7 @@ def main() -> int:
     cib = {p.page_id: p for p in load_dataset("cib").pages}
     pairs: list[tuple[str | None, str | None, list[str]]] = []
     carried: list[tuple[str | None, str | None, list[str]]] = []  # with the story's other pages seen
+    guessed: list[bool] = []  # per carried line: its name was said "probably"
     for gp in golden["pages"]:
         page = cib[gp["page"]]
         story, _, number = gp["page"].rpartition("_")
@@ -174,6 +192,7 @@ def main() -> int:
                 book.apply(o_pred, lambda im=o_image: im)
             named_pred = book.apply(pred, lambda im=image: im)
         carried += [(t, label, gp["names"]) for t, label in golden_scores(gp, named_pred)]
+        guessed += guessed_names(gp, named_pred)
 
     def acc(sel: list[tuple[str | None, str | None, list[str]]]) -> str:
         good = sum(label_correct(t, lab, n) for t, lab, n in sel)
@@ -195,6 +214,9 @@ def main() -> int:
             [p for p in carried if p[0] not in (None, "narrator")]
         ),
         "cib golden: speaker label accuracy, all lines, story's other pages seen first": acc(carried),
+        'cib golden: names said as a guess ("probably"), story\'s other pages seen first: wrong / right': (
+            _guess_split(carried, guessed)
+        ),
         "cib golden: captions given to the narrator": acc([p for p in pairs if p[0] == "narrator"]),
         "characters + speakers, wall s/page on the shared CPU (mean / max)": (
             f"{statistics.mean(timings):.3f} / {max(timings):.3f}"
@@ -208,6 +230,18 @@ def main() -> int:
     if args.write:
         _write(table, len(timings))
     return 0
+
+
+def _guess_split(lines: list[tuple[str | None, str | None, list[str]]], guessed: list[bool]) -> str:
+    """Of the lines given a name, how many wrong and how many right names were marked as guesses."""
+    named = [
+        (label_correct(t, lab, n), g)
+        for (t, lab, n), g in zip(lines, guessed, strict=True)
+        if lab and lab.casefold() in {x.casefold() for x in n}
+    ]
+    wrong = [g for ok, g in named if not ok]
+    right = [g for ok, g in named if ok]
+    return f"{sum(wrong)} of {len(wrong)} / {sum(right)} of {len(right)}"
 
 
 def _write(table: str, pages: int) -> None:

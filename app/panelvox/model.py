@@ -219,6 +219,9 @@ class Character:
     kind: str = "body"  # "body" or "face"
     name: str | None = None
     cluster: str | None = None  # identity across the book
+    # how sure the name is: 1.0 for a name the user gave this figure; lower for one read from
+    # the text, and lowest for one carried to a look-alike from another page (said "probably")
+    name_confidence: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +311,7 @@ class PageAnalysis:
                     "bbox": c.bbox.to_list(),
                     "panel": c.panel,
                     "name": c.name,
+                    "name_confidence": _num(c.name_confidence),
                     "cluster": c.cluster,
                     "confidence": _num(c.confidence),
                     "stage": c.stage,
@@ -383,6 +387,7 @@ class PageAnalysis:
                         panel=c.get("panel"),
                         kind=c.get("kind", "body"),
                         name=c.get("name"),
+                        name_confidence=float(c.get("name_confidence", 1.0)),
                         cluster=c.get("cluster"),
                     )
                     for c in data.get("characters", [])

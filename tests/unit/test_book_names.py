@@ -116,6 +116,9 @@ def test_a_rename_sticks_for_the_book_by_look(tmp_path: Path, words: WordList) -
 
     assert _names(names.apply(page2, load)) == {"c1": "The Laird", "c2": None}
     assert loads == [1]
+    # the renamed figure itself is sure; its look-alike on another page is a guess
+    assert names.apply(page1).characters[1].name_confidence == 1.0
+    assert names.apply(page2, load).characters[0].name_confidence < 0.5
     # a page where nobody looks like the renamed one keeps its own names
     assert _names(names.apply(page2, lambda: _image(RED, RED))) == {"c1": None, "c2": None}
     # without an image only the page's own renames apply
@@ -140,8 +143,17 @@ def test_speaking_characters_lists_keys_names_and_lines() -> None:
     entries = speaking_characters(page, frozenset({"p3:c1"}))
     assert [(e.key, e.name, e.source, e.lines, e.first_line) for e in entries] == [
         ("p3:c1", "Ann", "user", 1, "HELLO THERE!"),
-        ("p3:c2", "speaker 2", "", 1, "HI!"),
+        ("p3:c2", "character 1", "", 1, "HI!"),  # as the narration calls it
     ]
+    # names read in the text, and names that reached a figure by its look only
+    page = replace(
+        page,
+        characters=(
+            replace(page.characters[0], name="Ann"),
+            replace(page.characters[1], name="Bo", name_confidence=0.4),
+        ),
+    )
+    assert [e.source for e in speaking_characters(page)] == ["text", "look"]
 
 
 class _FixedStage:
@@ -175,7 +187,7 @@ def test_names_command_lists_and_renames(
     assert run_names(book, store=store, out=out) == 0
     listing = out.getvalue()
     assert "Page 1" in listing and "Page 2" in listing
-    assert "p1:c2  Steenie" in listing and "p1:c1  speaker 1" in listing
+    assert "p1:c2  Steenie" in listing and "p1:c1  character 1" in listing
     out = io.StringIO()
     assert run_names(book, rename=("p1:c1", "Dougal  MacCallum"), store=store, out=out) == 0
     assert "Dougal MacCallum" in out.getvalue()
@@ -215,7 +227,11 @@ def test_a_name_learned_from_the_text_carries_to_other_pages(tmp_path: Path, wor
     page1 = name_page(_page(1, "DOUGAL, COME HERE!", "WHAT?"), words)
     assert _names(names.apply(page1, lambda: _image(RED, BLUE))) == {"c1": None, "c2": "Dougal"}
     # page 2 again: the blue figure, now on the left, is Dougal; the red one stays unnamed
-    assert _names(names.apply(page2, lambda: _image(BLUE, RED))) == {"c1": "Dougal", "c2": None}
+    carried = names.apply(page2, lambda: _image(BLUE, RED))
+    assert _names(carried) == {"c1": "Dougal", "c2": None}
+    # read once in the text (a vocative) it is fairly sure; carried by look only a guess
+    assert names.apply(page1, lambda: _image(RED, BLUE)).characters[1].name_confidence >= 0.5
+    assert carried.characters[0].name_confidence < 0.5
     # nobody there looks like him: no name
     assert _names(names.apply(page2, lambda: _image(RED, RED))) == {"c1": None, "c2": None}
     # a name the page's own text gives wins over a carried one
@@ -225,7 +241,9 @@ def test_a_name_learned_from_the_text_carries_to_other_pages(tmp_path: Path, wor
     assert _names(names.apply(page3, lambda: _image(BLUE, BLUE))) == {"c1": "Dougal", "c2": "Steenie"}
     # the user's rename wins over a carried name
     store.rename("h", "p2:c1", "The Laird")
-    assert _names(names.apply(page2, lambda: _image(BLUE, RED))) == {"c1": "The Laird", "c2": None}
+    renamed = names.apply(page2, lambda: _image(BLUE, RED))
+    assert _names(renamed) == {"c1": "The Laird", "c2": None}
+    assert renamed.characters[0].name_confidence == 1.0
 
 
 def test_learned_names_are_kept_per_page_and_rewritten_only_on_change(tmp_path: Path) -> None:

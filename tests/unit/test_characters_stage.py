@@ -202,5 +202,10 @@ def test_a_figure_hangs_under_a_roughly_downward_tail_and_beside_a_slanted_one()
     assert abs(down.center.x - 500) < 1  # a measured slant of 15° is noise: centred under the tip
     slanted = _body_from_anchor(Point(500, 200), math.cos(math.radians(30)), panel, 1000, p)
     assert slanted.center.x > 550  # clearly slanted: the figure stands further that way
+    # 40° off vertical already puts the head the tail points at beside the tip: a half-figure
+    # shift (a tail measured down-left from a balloon over a woman's hair: love, "HI, KIDS!")
+    half = down.width / 2
+    diagonal = _body_from_anchor(Point(500, 200), math.cos(math.radians(180 - 50)), panel, 1000, p)
+    assert diagonal.center.x == pytest.approx(500 - half)
     edge = _body_from_anchor(Point(995, 200), 1.0, panel, 1000, p)
     assert edge.width > 0.9 * down.width and edge.x1 <= 1000  # whole at the panel's edge, no sliver

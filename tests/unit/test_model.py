@@ -56,7 +56,15 @@ def _page() -> PageAnalysis:
             Balloon("b2", BalloonKind.SFX, BBox(100, 100, 200, 150), "BLAM", 0.5, "balloons", panel="p1"),
         ),
         characters=(
-            Character("c1", BBox(700, 300, 900, 790), 0.6, "characters", panel="p2", name="Steenie"),
+            Character(
+                "c1",
+                BBox(700, 300, 900, 790),
+                0.6,
+                "characters",
+                panel="p2",
+                name="Steenie",
+                name_confidence=0.4,
+            ),
         ),
         speakers=(SpeakerLink("b1", "c1", 0.8, SpeakerReason.TAIL, "speakers"),),
         stages=("panels:classical", "text:rapidocr"),
@@ -71,6 +79,9 @@ def test_json_round_trip_is_lossless() -> None:
     assert data["blocks"][0]["speaker"] == "c1"
     assert data["blocks"][1]["essential"] is False
     assert PageAnalysis.from_json(data) == page
+    # a page saved before names had a certainty reads as sure (the field is new, not a new schema)
+    del data["characters"][0]["name_confidence"]
+    assert PageAnalysis.from_json(data).characters[0].name_confidence == 1.0
 
 
 def test_old_or_unknown_schema_is_refused_with_a_plain_message() -> None:

@@ -10,12 +10,12 @@ import pytest
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.name_store import NameStore, character_key
 from panelvox.analysis.names import (
-    display_name,
     name_page,
     propagate_book,
     role_vocatives,
     self_introductions,
     speaker_label,
+    speaker_names,
     titled_vocatives,
     vocatives,
 )
@@ -148,14 +148,42 @@ def test_names_spread_to_the_cluster_on_the_page_and_across_the_book(words: Word
     assert _names(second) == {"c1": "Steenie", "c2": None}
 
 
-def test_display_names_and_speaker_labels() -> None:
-    c = Character("c4", BBox(0, 0, 1, 1), 0.5, "t", cluster="k2")
-    assert display_name(c) == "speaker 2"
-    assert display_name(Character("c4", BBox(0, 0, 1, 1), 0.5, "t", name="Gloria")) == "Gloria"
-    page = PageAnalysis(page=1, width=10, height=10, direction=ReadingDirection.LTR, characters=(c,))
+def test_unnamed_characters_are_numbered_by_first_line_one_number_per_person() -> None:
+    # c7 speaks first; c2 and c5 are one person (one identity cluster) in two panels
+    chars = (
+        Character("c2", BBox(0, 300, 10, 310), 0.5, "t", cluster="k1"),
+        Character("c5", BBox(0, 500, 10, 510), 0.5, "t", cluster="k1"),
+        Character("c7", BBox(0, 0, 10, 10), 0.5, "t", cluster="k3"),
+        Character("c8", BBox(0, 0, 10, 10), 0.5, "t", name="Gloria"),
+    )
+    blocks = tuple(
+        Balloon(f"b{k}", BalloonKind.SPEECH, BBox(0, 100 * k, 10, 100 * k + 10), "HM", 0.9, "t", order=k)
+        for k in range(1, 5)
+    )
+    links = tuple(
+        SpeakerLink(f"b{k}", cid, 0.5, SpeakerReason.TAIL, "s")
+        for k, cid in zip(range(1, 5), ("c7", "c2", "c5", "c8"), strict=True)
+    )
+    page = PageAnalysis(
+        page=1,
+        width=10,
+        height=600,
+        direction=ReadingDirection.LTR,
+        characters=chars,
+        blocks=blocks,
+        speakers=links,
+    )
+    assert speaker_names(page) == {
+        "c7": "character 1",
+        "c2": "character 2",
+        "c5": "character 2",
+        "c8": "Gloria",
+    }
+    assert speaker_names(page, {"k1": "Steenie"})["c5"] == "Steenie"
+    assert speaker_label(page, links[2]) == "character 2"
+    assert speaker_label(page, links[3]) == "Gloria"
     assert speaker_label(page, SpeakerLink("b1", None, 0.9, SpeakerReason.NARRATOR, "s")) == "narrator"
     assert speaker_label(page, SpeakerLink("b1", None, 0.5, SpeakerReason.NONE, "s")) == "someone"
-    assert speaker_label(page, SpeakerLink("b1", "c4", 0.5, SpeakerReason.TAIL, "s")) == "speaker 2"
     assert speaker_label(page, None) is None
 
 

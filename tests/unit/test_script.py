@@ -137,6 +137,16 @@ def test_uncertainty_cues() -> None:
     assert voice.pitch < plain.pitch
 
 
+def test_a_name_that_is_only_a_guess_is_said_probably() -> None:
+    sure = replace(page(), speakers=tuple(replace(s, confidence=0.9) for s in page().speakers))
+    said = next(u for u in script_page(sure, NarrationPrefs()) if "A friend" in u.text)
+    assert said.text == "The stranger: A friend." and Flag.SPEAKER_UNCERTAIN not in said.flags
+    # the same link, but the name reached the figure by its look only
+    guessed = replace(sure, characters=tuple(replace(c, name_confidence=0.4) for c in sure.characters))
+    said = next(u for u in script_page(guessed, NarrationPrefs()) if "A friend" in u.text)
+    assert said.text == "Probably the stranger: A friend." and Flag.SPEAKER_UNCERTAIN in said.flags
+
+
 def test_character_voices_are_distinct_and_stable() -> None:
     utts = script_page(page(), NarrationPrefs(), names=NAMES)
     voices = tuple(Voice(f"en+{v}", v) for v in ("m1", "m2", "m3", "m4", "m7", "f1", "f2", "f3", "f4"))

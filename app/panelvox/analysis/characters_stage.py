@@ -70,6 +70,11 @@ class CharacterParams:
     body_height: float = 6.5  # ... height below the face top in face heights
     anchor_merge: float = 0.12  # anchors closer than this (share of panel width) are one figure
     anchor_push: float = 0.02  # a tail tip is moved this share of the panel along its direction
+    # A tail's sideways lean (cosine of its direction): up to lean_dead (about 17 degrees off
+    # vertical) it is noise and the figure stands under the tip; from lean_full on (about 37
+    # degrees) the head the tail points at is beside the tip: the figure is half a figure over.
+    lean_dead: float = 0.3
+    lean_full: float = 0.6
     ink_threshold: float = 40.0  # Lab distance from the paper colour that counts as ink
     ink_min_area: float = 0.04  # an ink figure covers at least this share of its panel
     nms_iou: float = 0.5
@@ -306,8 +311,9 @@ def _anchors(
 def _body_from_anchor(anchor: Point, lean: float, pb: BBox, page_short: float, p: CharacterParams) -> BBox:
     half = min(p.figure_width * page_short, pb.width) / 2
     # a slanted tail: the figure lies further that way; a tail pointing roughly down (within
-    # about 15° of vertical) ends over the head, and its measured slant is mostly noise
-    cx = anchor.x + math.copysign(max(0.0, abs(lean) - 0.25) / 0.75, lean) * half
+    # about 17° of vertical) ends over the head, and its measured slant is mostly noise
+    shift = min(1.0, max(0.0, abs(lean) - p.lean_dead) / (p.lean_full - p.lean_dead))
+    cx = anchor.x + math.copysign(shift, lean) * half
     # a tail pointing at the panel's edge: the figure stands at the edge, whole, not a sliver
     cx = min(max(cx, pb.x0 + half), pb.x1 - half)
     box = (cx - half, anchor.y, cx + half, pb.y1)

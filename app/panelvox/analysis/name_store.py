@@ -33,6 +33,10 @@ _LEARNED_FORMAT = "panelvox.learned-names/1"
 #: much closer look (half the identity threshold; at the full one, over-merged looks on the
 #: cib stories gave names to unnamed people: 3 lines lost for 2 gained)
 CARRY_STRICTNESS = 0.5
+#: how sure a name is that reached a figure only by its look (the colour descriptor cannot
+#: tell two people in the same clothes apart): under the narration's uncertainty threshold,
+#: so the line is said "probably Steenie says"
+BY_LOOK_CONFIDENCE = 0.4
 
 
 def character_key(page: int, character: Character) -> str:
@@ -113,11 +117,18 @@ class NameStore:
         for c in analysis.characters:
             if character_key(page, c) in names:
                 given[c.id] = names[character_key(page, c)]
+        by_key = set(given)
         if image is not None:
             given.update(self._by_look(content_hash, analysis, image, names, given))
         by_cluster = {c.cluster: given[c.id] for c in analysis.characters if c.id in given and c.cluster}
+        # the figure the user named (and its cluster) is sure; a look-alike elsewhere is a guess
+        sure_clusters = {c.cluster for c in analysis.characters if c.id in by_key and c.cluster}
         chars = tuple(
-            replace(c, name=given.get(c.id) or by_cluster.get(c.cluster or ""))
+            replace(
+                c,
+                name=given.get(c.id) or by_cluster.get(c.cluster or ""),
+                name_confidence=1.0 if c.id in by_key or c.cluster in sure_clusters else BY_LOOK_CONFIDENCE,
+            )
             if c.id in given or (c.cluster in by_cluster)
             else c
             for c in analysis.characters
@@ -260,9 +271,9 @@ class LearnedNames:
         chars = tuple(
             c
             if c.name
-            else replace(c, name=found[c.id])
+            else replace(c, name=found[c.id], name_confidence=BY_LOOK_CONFIDENCE)
             if c.id in found
-            else replace(c, name=by_cluster[c.cluster])
+            else replace(c, name=by_cluster[c.cluster], name_confidence=BY_LOOK_CONFIDENCE)
             if c.cluster in by_cluster
             else c
             for c in analysis.characters

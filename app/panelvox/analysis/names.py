@@ -14,15 +14,15 @@ boxes, their names propagate on the whole story". Evidence comes from:
 A word that is also an English word must be named twice on the page (or be listed in
 ComicInfo) before it counts, so "RUN!" or "HONEY!" never become names. Names then spread
 to every character of the same identity cluster, on the page (:func:`name_page`) and
-across the book (:func:`propagate_book`). A character without a name is "speaker N"
-(:func:`display_name`), never a made-up description.
+across the book (:func:`propagate_book`). A character without a name is "character N",
+numbered by its first line on the page (:func:`speaker_names`), never a made-up description.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -249,8 +249,14 @@ def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str
             proper[key].add(e.name)
     # a proper name always beats a role ("Kemal" over "Professor"); then the votes decide
     best = {k: max(v, key=lambda n: (n in proper[k], v[n], n)) for k, v in votes.items()}
+    # how sure: the evidence for the name, summed (one vocative 0.6, a role or a caption
+    # alone stays under one half and is said "probably")
+    sure = {k: min(1.0, votes[k][n]) for k, n in best.items()}
     chars = tuple(
-        c if c.name is not None else replace(c, name=best.get(cluster_of[c.id])) for c in analysis.characters
+        replace(c, name=best[cluster_of[c.id]], name_confidence=round(sure[cluster_of[c.id]], 3))
+        if c.name is None and cluster_of[c.id] in best
+        else c
+        for c in analysis.characters
     )
     return replace(analysis, characters=chars)
 
@@ -277,18 +283,45 @@ def propagate_book(pages: Sequence[PageAnalysis]) -> list[PageAnalysis]:
     ]
 
 
-def display_name(character: Character) -> str:
-    """What the reader says for a character: its name, else "speaker N" from its identity."""
-    if character.name:
-        return character.name
-    label = character.cluster or character.id
-    number = "".join(ch for ch in label if ch.isdigit()) or label
-    # Translators: a character whose name is unknown; {n} is a number ("speaker 2").
-    return _("speaker {n}").format(n=number)
+def speaker_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A spoken name for every character that speaks on the page, by character id.
+
+    ``names`` maps a character id or identity cluster to a name (the book's name list);
+    then the character's own name; then "character 1", "character 2"… by first line on
+    the page, one number per identity cluster (the same person in two panels is one
+    character). The narration, the reader, ``panelvox names`` and ``panelvox analyze``
+    all call characters this way.
+    """
+    names = names or {}
+    by_id = {c.id: c for c in analysis.characters}
+    out: dict[str, str] = {}
+    numbered: dict[str, str] = {}  # identity cluster (or id) -> "character N"
+    for block in analysis.blocks_in_order():
+        link = analysis.speaker_of(block.id)
+        if link is None or link.character is None or link.character in out:
+            continue
+        char = by_id.get(link.character)
+        name = _known_name(link.character, char, names)
+        if name is None:
+            person = (char.cluster if char is not None else None) or link.character
+            if person not in numbered:
+                # Translators: how an unnamed character is called; {n} numbers them on the page.
+                numbered[person] = _("character {n}").format(n=len(numbered) + 1)
+            name = numbered[person]
+        out[link.character] = name
+    return out
+
+
+def _known_name(char_id: str, char: Character | None, names: Mapping[str, str]) -> str | None:
+    if char_id in names:
+        return names[char_id]
+    if char is not None and char.cluster is not None and char.cluster in names:
+        return names[char.cluster]
+    return char.name if char is not None else None
 
 
 def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
-    """Who says a block, in words: a name, "speaker 2", "narrator", "someone"; None for nobody."""
+    """Who says a block, in words: a name, "character 2", "narrator", "someone"; None for nobody."""
     if link is None:
         return None
     if link.reason is SpeakerReason.NARRATOR:
@@ -298,4 +331,4 @@ def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | Non
     if char is None:
         # Translators: the speaker of a balloon when no character could be found ("someone says").
         return _("someone")
-    return display_name(char)
+    return speaker_names(analysis).get(char.id) or char.name or _("someone")

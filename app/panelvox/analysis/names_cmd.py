@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TextIO
 
 from panelvox.analysis.book_names import BookNames
-from panelvox.analysis.name_store import NameStore, character_key, character_look
-from panelvox.analysis.names import display_name
+from panelvox.analysis.name_store import BY_LOOK_CONFIDENCE, NameStore, character_key, character_look
+from panelvox.analysis.names import speaker_names
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis, ReadingDirection
@@ -39,7 +39,8 @@ class SpeakerEntry:
 
     key: str
     name: str
-    source: str  # "user", "text" (learned from the comic's words) or "" (unnamed)
+    source: str  # "user", "text" (read in the comic's words), "look" (a look-alike's name) or ""
+
     lines: int
     first_line: str
 
@@ -49,6 +50,7 @@ def speaking_characters(
 ) -> list[SpeakerEntry]:
     """The characters that speak on a page, in order of their first line."""
     chars = {c.id: c for c in analysis.characters}
+    spoken = speaker_names(analysis)
     said: dict[str, list[str]] = {}
     for block in analysis.blocks_in_order():
         link = analysis.speaker_of(block.id)
@@ -58,8 +60,16 @@ def speaking_characters(
     for cid, texts in said.items():
         c = chars[cid]
         key = character_key(analysis.page, c)
-        source = "user" if key in user_keys else ("text" if c.name else "")
-        out.append(SpeakerEntry(key, display_name(c), source, len(texts), texts[0][:60]))
+        source = (
+            "user"
+            if key in user_keys
+            else ""
+            if not c.name
+            else "look"
+            if c.name_confidence <= BY_LOOK_CONFIDENCE
+            else "text"
+        )
+        out.append(SpeakerEntry(key, spoken[cid], source, len(texts), texts[0][:60]))
     return out
 
 
@@ -137,9 +147,14 @@ def run_names(
                 _("Page {n}").format(n=number) + ("\n" if entries else ": " + _("nobody speaks") + "\n")
             )
             for e in entries:
-                origin = {"user": _("given by you"), "text": _("from the text"), "": _("no name yet")}[
-                    e.source
-                ]
+                origin = {
+                    "user": _("given by you"),
+                    "text": _("from the text"),
+                    # Translators: `panelvox names`: a name given on another page, put here on a
+                    # figure that looks alike; the narration says "probably" before it.
+                    "look": _("looks like the one named elsewhere, not sure"),
+                    "": _("no name yet"),
+                }[e.source]
                 out.write(f"  {e.key}  {e.name} ({origin}), {e.lines}×: {e.first_line}\n")
         out.flush()
     return 0

@@ -23,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image as PILImage
 
+from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _
 from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel
-from panelvox.narration.script import speaker_names
 from panelvox.narration.vlm_backend import Generation, LlamaBackend
 
 log = logging.getLogger(__name__)

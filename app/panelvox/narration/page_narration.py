@@ -12,11 +12,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _
 from panelvox.model import BalloonKind, PageAnalysis
 from panelvox.narration.describe import SYSTEM_PROMPT, Claim, ClaimKind
 from panelvox.narration.prefs import UncertaintyCue, UtteranceKind
-from panelvox.narration.script import Flag, Region, Utterance, speaker_names
+from panelvox.narration.script import Flag, Region, Utterance
 from panelvox.narration.verify import (
     Decision,
     FlaggedPolicy,

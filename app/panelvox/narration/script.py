@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _, ngettext
-from panelvox.model import Balloon, BalloonKind, BBox, Character, PageAnalysis, Panel
+from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel
 from panelvox.narration.normalize import detect_language, normalize_for_speech
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
@@ -67,38 +68,6 @@ _KIND = {
     BalloonKind.SFX: UtteranceKind.SFX,
     BalloonKind.OTHER: UtteranceKind.TEXT,
 }
-
-
-def speaker_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A spoken name for every character that speaks on the page.
-
-    ``names`` maps a character id or identity cluster to a name (the book's name list);
-    then the character's own name; then "character 1", "character 2"… by first line.
-    """
-    names = names or {}
-    by_id = {c.id: c for c in analysis.characters}
-    out: dict[str, str] = {}
-    unnamed = 0
-    for block in analysis.blocks_in_order():
-        link = analysis.speaker_of(block.id)
-        if link is None or link.character is None or link.character in out:
-            continue
-        char = by_id.get(link.character)
-        name = _known_name(link.character, char, names)
-        if name is None:
-            unnamed += 1
-            # Translators: how an unnamed character is called; {n} numbers them on the page.
-            name = _("character {n}").format(n=unnamed)
-        out[link.character] = name
-    return out
-
-
-def _known_name(char_id: str, char: Character | None, names: Mapping[str, str]) -> str | None:
-    if char_id in names:
-        return names[char_id]
-    if char is not None and char.cluster is not None and char.cluster in names:
-        return names[char.cluster]
-    return char.name if char is not None else None
 
 
 def script_page(
@@ -257,8 +226,12 @@ class _Builder:
             # Translators: the speaker of a balloon whose speaker is not on the page.
             return _("someone"), SOMEONE, link.confidence
         char = next((c for c in self.analysis.characters if c.id == link.character), None)
-        key = (char.cluster if char is not None and char.cluster else None) or self.speakers[link.character]
-        return self.speakers[link.character], key, link.confidence
+        name = self.speakers[link.character]
+        key = (char.cluster if char is not None and char.cluster else None) or name
+        sure = link.confidence
+        if char is not None and char.name == name:  # a name can be a guess ("probably Steenie")
+            sure = min(sure, char.name_confidence)
+        return name, key, sure
 
     def _frame(self, kind: UtteranceKind, speaker: str | None, text: str, unsure: bool) -> str:
         p = self.prefs

@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from panelvox.analysis.names import speaker_names
 from panelvox.model import BalloonKind, PageAnalysis
 from panelvox.narration.describe import Claim, ClaimKind, PanelClaims, PanelDescription, known_names
-from panelvox.narration.script import speaker_names
 from panelvox.textmatch import partial_similarity, word_form
 
 

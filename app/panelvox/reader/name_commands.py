@@ -14,10 +14,10 @@ import logging
 from dataclasses import dataclass
 
 from panelvox.analysis.name_store import NameStore, character_key, character_look
+from panelvox.analysis.names import speaker_names
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import Character, PageAnalysis
-from panelvox.narration.script import speaker_names
 from panelvox.reader.controller_members import ControllerMembers
 
 log = logging.getLogger(__name__)
