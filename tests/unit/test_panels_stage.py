@@ -253,3 +253,43 @@ def test_short_notch_between_art_and_frame_at_the_edge_is_sealed() -> None:
     img[250:330, 200:400] = 30  # more art
     framed(img, (20, 420, 580, 820))
     assert_found(boxes(img), [(20, 0, 580, 400), (20, 420, 580, 820)])
+
+
+def test_door_frame_inside_a_panel_is_not_a_border() -> None:
+    # a long straight dark line from the panel's top border down to a floor: it stops short
+    # of the bottom border, so it is art (a door frame), not a frame line shared by two panels
+    img = page()
+    for b in GRID:
+        framed(img, b)
+    img[423:760, 300:303] = 0
+    img[760:800, 150:250] = 40  # a figure standing on the floor
+    img[470:500, 60:200] = 40
+    assert_found(boxes(img), GRID)
+
+
+def test_small_panels_sharing_a_frame_line_stay_apart() -> None:
+    # a small rectangular panel (3.9 % of the page) split off its neighbour by a shared
+    # border is a panel, not a fragment of the neighbour
+    img = page()
+    framed(img, GRID[0])
+    framed(img, GRID[1])
+    img[420:820, 20:580] = 0
+    tone(img, (23, 423, 577, 617), 1)
+    tone(img, (23, 620, 120, 817), 2)
+    tone(img, (123, 620, 577, 817), 3)
+    assert_found(
+        boxes(img), [GRID[0], GRID[1], (20, 420, 580, 619), (20, 619, 122, 820), (122, 619, 580, 820)]
+    )
+
+
+def test_ragged_piece_cut_off_through_the_art_joins_its_panel() -> None:
+    # a borderless panel: a figure and a ragged blob of art joined by a neck; the bridged
+    # gutter rule cuts at the neck, and the small ragged piece is joined back to the figure
+    img = page()
+    framed(img, GRID[0])
+    framed(img, GRID[1])
+    yy, xx = np.ogrid[:H, :W]
+    img[490:790, 60:395] = 60
+    img[(xx >= 415) & (((xx - 415) / 95.0) ** 2 + ((yy - 640) / 115.0) ** 2 <= 1)] = 60
+    img[580:700, 395:415] = 60
+    assert_found(boxes(img), [GRID[0], GRID[1], (60, 490, 510, 790)])

@@ -44,6 +44,10 @@ class ClassicalParams:
     min_line_content: float = 0.1  # each side of a border cut must hold this share of the region
     min_line_len: float = 0.15  # a border is at least this long (share of the page side)
     min_line_part: float = 0.12  # each side of a border cut is at least this deep
+    line_reach: float = 0.015  # a border runs to within this of the region's outline at both
+    # ends (share of the page side): door frames and horizons inside a panel stop short...
+    line_reach_frame: float = 0.2  # ...or end on a frame line this long (share of the region)...
+    line_span: float = 0.9  # ...or run along this share of the region (art overlaps an end)
     sliver_aspect: float = 5.0  # a region this many times longer than wide may be a cut-off sliver
     open_size: float = 0.008  # strands thinner than this (share of the short side) are cut
     edge_inset: float = 0.004  # scans are cropped unevenly: look for bleeds this far inside
@@ -59,6 +63,9 @@ class ClassicalParams:
     # (rise per run, both ways) are tried, with the same gutter and bridged-gutter rules
     slants: tuple[float, ...] = (0.04, 0.08, 0.12, 0.16, 0.22)
     slant_size: int = 300  # longer side of the copy slanted cuts are searched on, pixels
+    fragment_area: float = 0.04  # a region this small cut off a panel through its art...
+    fragment_seam: float = 0.5  # ...along this share of its shorter side is part of that panel
+    fragment_fill: float = 0.93  # ...unless it is a rectangle (fills this share of its box)
     max_panels: int = 24  # more regions than this: not a panel layout (a text page)
     min_coverage: float = 0.20  # panels covering less of the page: not a panel layout
 
@@ -195,6 +202,39 @@ def longest_runs(m: Mask) -> npt.NDArray[np.float64]:
     if sc.size:
         np.maximum.at(out, sc, (er - sr).astype(np.float64))
     return out
+
+
+def line_reach(ruled: Mask, own: Mask, across: Mask, tol: int, p: ClassicalParams) -> npt.NDArray[np.bool_]:
+    """Per row, whether the ruled stroke runs from the region's outline to its outline.
+
+    ``ruled`` and ``own`` (the region's filled pixels) hold one row per candidate line;
+    ``across`` holds the ruled strokes perpendicular to the rows, over the whole region
+    (same columns, one row per line of the region). A frame border
+    shared by two panels runs from outline to outline (``tol`` pixels of slack at each end),
+    or ends on another long frame line (the outer frame of panels drawn inside a page
+    margin), or runs along nearly all of the region (art overlapping one end). A door frame
+    or a horizon drawn inside a panel stops short at one end, at a floor or a figure.
+    """
+    n = ruled.shape[1]
+    r, f = ruled > 0, own > 0
+    has = r.any(axis=1) & f.any(axis=1)
+    first_r, last_r = np.argmax(r, axis=1), n - 1 - np.argmax(r[:, ::-1], axis=1)
+    first_f, last_f = np.argmax(f, axis=1), n - 1 - np.argmax(f[:, ::-1], axis=1)
+    start = first_r - first_f <= tol
+    end = last_f - last_r <= tol
+    spans = last_r - first_r + 1 >= p.line_span * (last_f - first_f + 1)
+    ok = has & ((start & end) | spans)
+    if (has & ~ok).any():
+        # long perpendicular strokes (frame lines, not a window sill) near each end
+        frames = longest_runs(across) >= p.line_reach_frame * across.shape[0]
+        cum = np.concatenate([[0], np.cumsum(frames, dtype=np.int32)])
+
+        def crossed(at: npt.NDArray[np.intp]) -> npt.NDArray[np.bool_]:
+            lo, hi = np.clip(at - tol, 0, n), np.clip(at + tol + 1, 0, n)
+            return np.asarray(cum[hi] - cum[lo] > 0)
+
+        ok |= has & (start | crossed(first_r)) & (end | crossed(last_r))
+    return np.asarray(ok)
 
 
 def line_cut(

@@ -12,11 +12,14 @@ The classical detector works on a downscaled copy of the page:
    XY-cut over the filled mask: at each step the cleanest cut line (fewest filled pixels,
    horizontal or vertical) below a tolerance is cut, one pixel wide. A long, straight, dark
    border line spanning the region is a cut too (panels sharing a frame line with no paper
-   between them, screen tone on both sides), unless it repeats like hatching. Where no
-   straight cut is left, a slanted gutter (tilted up to about 12 degrees) may be cut;
-4. regions large enough to be panels become panels (bounding box, outline polygon when the
-   shape is not a rectangle, confidence from how panel-like the shape is); a page whose
-   structure is implausible (one tiny region, a text page) gets no panels.
+   between them, screen tone on both sides), unless it repeats like hatching or stops short
+   of the region's outline (a door frame, a horizon). Where no straight cut is left, a
+   slanted gutter (tilted up to about 12 degrees) may be cut;
+4. a small ragged region cut off another through filled pixels (a figure or balloon cut off
+   its panel) is joined back to it; regions large enough to be panels become panels
+   (bounding box, outline polygon when the shape is not a rectangle, confidence from how
+   panel-like the shape is); a page whose structure is implausible (one tiny region, a
+   text page) gets no panels.
 
 Detectors follow :class:`panelvox.models.detector_contract.PanelDetector`, so an ONNX model
 can replace or join this one; both produce :class:`~panelvox.model.Panel`.
@@ -37,6 +40,7 @@ from panelvox.analysis.panel_geometry import (
     Mask,
     frame_lines,
     line_cut,
+    line_reach,
     longest_runs,
     seal_bleeds,
     slanted_profiles,
@@ -49,7 +53,7 @@ from panelvox.models.detector_contract import PanelDetector
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Region:
     bbox: tuple[int, int, int, int]  # x0, y0, x1, y1 on the working copy, exclusive ends
     contour: Contour
@@ -94,8 +98,9 @@ class ClassicalPanelDetector:
         sh, sw = filled.shape
         lines = frame_lines(small, raw, p)
         _xy_cut(filled, (0, 0, sw, sh), p, cuts, 0, lines)
+        seam = (cuts > 0) & (filled > 0)  # cuts through art, not along an empty gutter
         filled[cuts > 0] = 0
-        return _merge_slivers(_regions(_fill_regions(filled, p), p), p)
+        return _merge_slivers(_join_fragments(_regions(_fill_regions(filled, p), p), seam, p), p)
 
 
 class PanelStage:
@@ -238,6 +243,16 @@ def _xy_cut(
         cover = ruled.mean(axis=1 - axis).astype(np.float64)
         longest = longest_runs(ruled if axis == 1 else ruled.T) / across
         cover[longest < p.line_run] = 0.0
+        # a border runs from outline to outline; a door frame or a horizon stops short
+        strong = np.flatnonzero(cover >= p.line_cover)
+        if strong.size:
+            perp = lines[1 - axis][y0:y1, x0:x1]
+            tol = max(2, round(p.line_reach * filled.shape[1 - axis]))
+            if axis == 0:
+                reach = line_reach(ruled[strong], sub[strong], perp, tol, p)
+            else:
+                reach = line_reach(ruled.T[strong], sub.T[strong], perp.T, tol, p)
+            cover[strong[~reach]] = 0.0
         found = line_cut(cover, sub.mean(axis=1 - axis).astype(np.float64), filled.shape[axis], p)
         if found is not None and (best is None or found[0] < best[0] - 1e-9):
             best = (found[0], axis, found[1])
@@ -348,6 +363,53 @@ def _regions(filled: Mask, p: ClassicalParams) -> list[_Region]:
         x, y, bw, bh = cv2.boundingRect(c)
         out.append(_Region((x, y, x + bw, y + bh), c, area))
     return out
+
+
+def _join_fragments(regions: list[_Region], seam: Mask, p: ClassicalParams) -> list[_Region]:
+    """Join a small region cut off a panel through its art to the panel it was cut from.
+
+    A small framed panel is surrounded by gutters; a small region that borders another
+    across a cut through filled pixels (a figure or a balloon cut off a panel along a
+    bridged gutter or a ruled line inside it) is a fragment of its neighbour.
+    """
+    h, w = seam.shape
+    small = [
+        i for i, r in enumerate(regions) if r.area < p.fragment_area * h * w and _fill(r) < p.fragment_fill
+    ]
+    if not small or not seam.any():
+        return regions
+    labels = np.zeros((h, w), np.int32)
+    for i, r in enumerate(regions):
+        cv2.drawContours(labels, [r.contour], 0, i + 1, thickness=cv2.FILLED)
+    k = max(3, round(p.line_band * min(h, w)) | 1)
+    out: list[_Region | None] = list(regions)
+    for i in sorted(small, key=lambda j: regions[j].area):
+        x0, y0, x1, y1 = regions[i].bbox
+        bx0, by0, bx1, by1 = max(0, x0 - k), max(0, y0 - k), min(w, x1 + k), min(h, y1 + k)
+        near = labels[by0:by1, bx0:bx1]
+        own = (near == i + 1).astype(np.uint8)
+        ring = (cv2.dilate(own, np.ones((k, k), np.uint8)) > 0) & (own == 0)
+        if np.count_nonzero(ring & seam[by0:by1, bx0:bx1]) < p.fragment_seam * min(x1 - x0, y1 - y0):
+            continue  # bordered by gutters: a small panel of its own
+        beside = near[ring]
+        beside = beside[(beside > 0) & (beside != i + 1)]
+        if beside.size == 0:
+            continue
+        j = int(np.bincount(beside).argmax()) - 1
+        frag, host = out[i], out[j]
+        if frag is None or host is None:
+            continue
+        joined = np.concatenate([frag.contour, host.contour])
+        x, y, bw, bh = cv2.boundingRect(joined)
+        out[j] = _Region((x, y, x + bw, y + bh), cv2.convexHull(joined), frag.area + host.area)
+        out[i] = None
+    return [r for r in out if r is not None]
+
+
+def _fill(reg: _Region) -> float:
+    """Share of its bounding box a region fills: 1.0 for a rectangle."""
+    x0, y0, x1, y1 = reg.bbox
+    return reg.area / max(1.0, float((x1 - x0) * (y1 - y0)))
 
 
 def _merge_slivers(regions: list[_Region], p: ClassicalParams) -> list[_Region]:
