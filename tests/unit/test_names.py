@@ -11,7 +11,6 @@ from panelvox.analysis.lettering import WordList
 from panelvox.analysis.name_store import NameStore, character_key
 from panelvox.analysis.names import (
     name_page,
-    propagate_book,
     role_vocatives,
     self_introductions,
     speaker_label,
@@ -126,7 +125,7 @@ def test_an_english_word_needs_two_mentions_or_comicinfo(words: WordList) -> Non
     assert names["c2"] == "Curt" and names["c1"] == "Curt"
 
 
-def test_names_spread_to_the_cluster_on_the_page_and_across_the_book(words: WordList) -> None:
+def test_names_spread_to_the_cluster_on_the_page(words: WordList) -> None:
     page = _exchange("STEENIE, COME HERE!", "WHO ARE YOU?")
     extra = Character("c3", BBox(300, 250, 400, 600), 0.5, "t", panel="p2", cluster="k2")
     page = PageAnalysis(
@@ -134,18 +133,6 @@ def test_names_spread_to_the_cluster_on_the_page_and_across_the_book(words: Word
     )
     named = name_page(page, words)
     assert _names(named)["c3"] == "Steenie"
-    other = PageAnalysis(
-        page=2,
-        width=800,
-        height=600,
-        direction=ReadingDirection.LTR,
-        characters=(
-            Character("c1", BBox(0, 0, 10, 10), 0.5, "t", cluster="k2"),
-            Character("c2", BBox(0, 0, 10, 10), 0.5, "t", cluster="k9"),
-        ),
-    )
-    _, second = propagate_book([named, other])
-    assert _names(second) == {"c1": "Steenie", "c2": None}
 
 
 def test_unnamed_characters_are_numbered_by_first_line_one_number_per_person() -> None:

@@ -13,8 +13,8 @@ boxes, their names propagate on the whole story". Evidence comes from:
 
 A word that is also an English word must be named twice on the page (or be listed in
 ComicInfo) before it counts, so "RUN!" or "HONEY!" never become names. Names then spread
-to every character of the same identity cluster, on the page (:func:`name_page`) and
-across the book (:func:`propagate_book`). A character without a name is "character N",
+to every character of the same identity cluster on the page (:func:`name_page`), and by
+look to the book's other pages (:class:`panelvox.analysis.name_store.LearnedNames`). A character without a name is "character N",
 numbered by its first line on the page (:func:`speaker_names`), never a made-up description.
 """
 
@@ -259,28 +259,6 @@ def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str
         for c in analysis.characters
     )
     return replace(analysis, characters=chars)
-
-
-def propagate_book(pages: Sequence[PageAnalysis]) -> list[PageAnalysis]:
-    """Give every member of a book-wide cluster the name most of its named members carry.
-
-    Expects clusters made consistent across the book (:func:`identity.book_clusters`).
-    """
-    votes: dict[str, Counter[str]] = defaultdict(Counter)
-    for page in pages:
-        for c in page.characters:
-            if c.cluster is not None and c.name:
-                votes[c.cluster][c.name] += 1
-    best = {k: v.most_common(1)[0][0] for k, v in votes.items()}
-    return [
-        replace(
-            page,
-            characters=tuple(
-                replace(c, name=best[c.cluster]) if c.cluster in best else c for c in page.characters
-            ),
-        )
-        for page in pages
-    ]
 
 
 def speaker_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
