@@ -222,6 +222,15 @@ def test_overview_where_am_i_and_groups() -> None:
     assert len(group_by_unit(utts, ReadingUnit.PAGE)) == 1
 
 
+def test_overview_counts_one_person_seen_in_two_panels_once() -> None:
+    a = page()
+    again = Character("c3", BBox(250, 50, 290, 100), 0.8, "test", panel="p3", cluster="k1")
+    speakers = (*(s for s in a.speakers if s.balloon != "b5"), _link("b5", "c3"))
+    a = replace(a, characters=(*a.characters, again), speakers=speakers)
+    assert page_overview(a).endswith("2 speakers: character 1, the stranger.")
+    assert page_overview(a, NAMES).endswith("2 speakers: Steenie, the stranger.")
+
+
 def test_prefs_persist_atomically_and_keep_other_settings(tmp_path: Path) -> None:
     path = settings_path()
     path.parent.mkdir(parents=True)

@@ -314,7 +314,8 @@ def page_overview(analysis: PageAnalysis, names: Mapping[str, str] | None = None
     sfx = sum(b.kind is BalloonKind.SFX for b in analysis.blocks)
     if sfx:
         parts.append(ngettext("{n} sound effect", "{n} sound effects", sfx).format(n=sfx))
-    speakers = list(speaker_names(analysis, names).values())
+    # one person seen in two panels is two characters with one name: counted once
+    speakers = list(dict.fromkeys(speaker_names(analysis, names).values()))
     if speakers:
         parts.append(
             ngettext("{n} speaker", "{n} speakers", len(speakers)).format(n=len(speakers))
