@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import difflib
 import json
 import re
@@ -248,7 +249,7 @@ def _write(table: str, pages: int) -> None:
     text = DOCS.read_text(encoding="utf-8") if DOCS.is_file() else "# Benchmarks\n"
     notes = (REPO / "benchmarks" / "speakers_notes.md").read_text(encoding="utf-8")
     body = (
-        f"{SECTION}\n\nMeasured 2026-11-22 on a 2-core Debian 12 CPU (shared with other jobs) with "
+        f"{SECTION}\n\nMeasured {datetime.date.today().isoformat()} on a 2-core Debian 12 CPU (shared with other jobs) with "
         f"`benchmarks/bench_speakers.py --write` ({pages} pages timed), classical character "
         f"detector (`characters:classical`) and the heuristic speakers stage.\n\n{table}\n\n{notes.strip()}\n"
     )

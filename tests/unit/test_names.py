@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,8 @@ def words() -> WordList:
         ("WELL... OKAY, HONEY! I'D JUST AS SOON GO", []),
         ("HI, KIDS! WHAT'S UP?", []),
         ("ME? WHAT ON AIRTH CAN YE WANT WITH ME?", []),
+        ("KALA.. ONE OF THESE DAYS YOU'LL BUST YOUR BINNACLE", ["KALA"]),
+        ("WELL... OKAY.", []),
     ],
 )
 def test_vocatives(text: str, names: list[str]) -> None:
@@ -112,6 +115,23 @@ def test_vocative_names_the_one_spoken_to_and_self_introduction_the_speaker(word
     assert _names(page) == {"c1": "Dougal", "c2": None}
     page = name_page(_exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?"), words)
     assert _names(page) == {"c1": None, "c2": "Steenie"}
+
+
+def test_with_three_in_the_panel_a_vocative_names_the_other_side_of_the_exchange(words: WordList) -> None:
+    # a third figure stands between them: the one spoken to is the one who speaks just
+    # before (a reply names who it answers), else just after; a guess, said "probably"
+    def three(first: str, second: str) -> PageAnalysis:
+        page = _exchange(first, second)
+        bystander = Character("c3", BBox(300, 250, 450, 600), 0.8, "t", panel="p1", cluster="k3")
+        return replace(page, characters=(*page.characters, bystander))
+
+    opening = name_page(three("HEY, STEENIE? WHAT A DINNER!", "IT WAS."), words)
+    assert _names(opening) == {"c1": None, "c2": "Steenie", "c3": None}
+    assert {c.id: c.name_confidence for c in opening.characters}["c2"] < 0.5
+    reply = name_page(three("WHAT A DINNER!", "KALA.. YOU'LL BUST YOUR BINNACLE."), words)
+    assert _names(reply) == {"c1": "Kala", "c2": None, "c3": None}
+    alone = name_page(three("HEY, STEENIE? WHAT A DINNER!", "HEY, STEENIE! COME HERE!"), words)
+    assert _names(alone)["c3"] is None  # each speaks to the other: never the bystander
 
 
 def test_an_english_word_needs_two_mentions_or_comicinfo(words: WordList) -> None:
@@ -239,6 +259,10 @@ def test_drawn_out_sounds_are_not_names() -> None:
     assert vocatives("AAAH! HELP!") == []
     assert vocatives("OHH, NO!") == []
     assert vocatives("ANNA! DON'T!") == ["ANNA"]
+    assert vocatives("UH-HUH!") == []
+    assert vocatives("I-LOVE-YOU...") == []
+    assert vocatives("HIYA, FOLKS!") == []
+    assert vocatives("MARY-LOU, WAIT!") == ["MARY-LOU"]
 
 
 def test_a_role_names_only_where_no_proper_name_is_known(words: WordList) -> None:

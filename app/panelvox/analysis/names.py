@@ -4,7 +4,8 @@ As the CoMix annotations put it, "whenever the character names are spoken in the
 boxes, their names propagate on the whole story". Evidence comes from:
 
 - **vocatives**: "STEENIE, I HAVE BEEN LOOKING FOR YOU" names the one spoken *to*: the
-  only other character of the panel (never the speaker);
+  only other character of the panel (never the speaker), or with more in the panel, as a
+  guess, the one who spoke just before or answers just after;
 - **self-introductions**: "I'M DOUGAL MACCALLUM" names the speaker;
 - **captions** naming who acts ("AND SO STEENIE WENT ..."), when their panel holds a single
   figure;
@@ -42,6 +43,7 @@ _STOP_TEXT = """
     nobody all please thanks thank sorry good great help wait stop run quick come go hurry
     not never maybe just only very too also please alright right sure fine hush shh quiet
     lord god heavens mercy jeepers gadzooks egad gad drat darn rats shucks nuts
+    hiya ja ya yo yah aie ai whoa yikes ouch ugh eek oops ooh aha ahem yipe yow hooray bye im
     i'm i'll i'd i've you're you'll you've it's what's that's there's here's he's she's we're
     they're let's don't can't won't ain't isn't didn't up down out in on at to for with of off
     over by from about into back away again is are was were be been am do does did have has
@@ -65,7 +67,7 @@ _ROLE_TEXT = """
 ROLES = frozenset(_ROLE_TEXT.split())
 _WORD = r"[A-Z][A-Z'’\-]*"
 _NAME = rf"({_WORD}(?:\s+{_WORD}){{0,2}})"
-_LEAD = re.compile(rf"(?:^|[.!?]\s+|\.\.\.\s*){_NAME}\s*(?:,|!|\?)")
+_LEAD = re.compile(rf"(?:^|[.!?]\s+|\.\.\.\s*){_NAME}\s*(?:,|!|\?|\.{{2,}})")
 _MID = re.compile(rf",\s*{_NAME}\s*(?:[,!?]|\.\.\.|\.(?!\w)|$)")
 _SELF = re.compile(rf"\b(?:I'M|I’M|I AM|MY NAME IS|NAME'S|NAME’S|CALL ME)\s+{_NAME}")
 # a title and a name opening a balloon or sentence address someone, comma or not (OCR
@@ -99,8 +101,10 @@ def _norm(text: str) -> str:
 
 
 def _interjection(token: str) -> bool:
-    """ "OHHH", "AAAH", "HMMM", "OHH": drawn-out sounds, never names."""
+    """ "OHHH", "AAAH", "HMMM", "OHH", "UH-HUH": drawn-out sounds, never names."""
     t = token.lower()
+    if "-" in t.strip("-"):  # "UH-HUH", "OH-OH", "I-LOVE-YOU": a sound or a stammer
+        return all(_interjection(part) for part in t.split("-") if part)
     return re.search(r"(.)\1\1", t) is not None or re.sub(r"(.)\1+", r"\1", t) in STOP_WORDS
 
 
@@ -227,11 +231,35 @@ def name_evidence(
             ]
             if len(others) == 1:
                 target, conf = others[0].id, (0.6 if source is NameSource.VOCATIVE else 0.3)
+            elif others and source is NameSource.VOCATIVE:
+                # more people in the panel: the one who spoke just before (a reply names
+                # who it answers), else the one who answers next; said as a guess
+                target = _partner(block_id, speaker, {c.id for c in others}, analysis, links)
+                conf = 0.45
         elif source is NameSource.CAPTION and len(in_panel) == 1:
             target, conf = in_panel[0].id, 0.35
         if target is not None:
             out.append(NameEvidence(_display(name, known), target, source, block_id, round(conf, 3)))
     return out
+
+
+def _partner(
+    block_id: str, speaker: str, others: set[str], analysis: PageAnalysis, links: Mapping[str, SpeakerLink]
+) -> str | None:
+    """The other side of an exchange: the panel's speaker just before ``block_id``, else after."""
+    panel = next(b.panel for b in analysis.blocks if b.id == block_id)
+    spoken = [
+        b.id
+        for b in analysis.blocks_in_order()
+        if b.panel == panel and b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT)
+    ]
+    k = spoken.index(block_id)
+    for j in (k - 1, k + 1):
+        link = links.get(spoken[j]) if 0 <= j < len(spoken) else None
+        who = link.character if link is not None else None
+        if who is not None and who != speaker:
+            return who if who in others else None
+    return None
 
 
 def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str] = ()) -> PageAnalysis:
