@@ -58,6 +58,29 @@ to tip). All 31 iabc balloons are now found; what remains weak on tails:
 - thought-bubble trails (separate small circles) are never followed (FOX_T17 balloon 10:
   tip 150 px short, box IoU 0.53); a balloon drawn over another still cuts the lower one.
 
+Captions (Western lettering; Japanese keeps the round-2 rules, which these broke: 33
+manga balloons became captions when tried): three conventions of Golden Age pages.
+A box whose convex hull is a rectangle (hull over its minimum rotated rectangle ≥ 0.96)
+is a caption even where its letters bite into the fill (the sample book's tilted
+"CHAD BILLOW, YOUNG ADVENTURER…" box, read as a balloon with a tail to a barrel);
+lettering whose fill spans the page (the margin and gutters round the panels, or a box
+open to them) is a caption, or a title when its letters are large, where it used to
+take the whole page's rectangle as its outline and box; and lettering whose outline was
+not traced, against a panel's top or bottom border, is a caption. A short cry ("HOW
+WONDERFUL! TERRIFIC!", under 8 words with "!" or "?") stays dialogue under the last
+two. Measured on the same text-stage output, before and after (cached, our panels):
+iabc balloons, tails and kinds unchanged (F1 1.000, tails 0.70); cib dialogue recall
+0.812 / 0.784 and comic-ocr 0.886 unchanged; openmantra block Hmean 0.802 unchanged.
+Of the 67 cib pages, 20 changed: 33 blocks read as someone's speech are now captions,
+29 of them narration ("SEVERAL HOURS BEFORE DAWN…", "LATER THAT NIGHT…", "MEANWHILE…
+THE GUESTS", checked against the pages' narrations); wrong: "A WIG! JUST AS I
+THOUGHT! YOU'RE NOT MY LULU…" and
+"HELLO MR. HAVCASH" (dialogue lettered on the margin / against the border) and two
+sound effects ("BANG", "WHAM", read as speech before, as captions now). The cib
+golden caption goes to the narrator now (was 0 of 1; docs section of issue 5). This
+script runs the text stage without panels, so the panel-border rule does not show in
+its numbers.
+
 openmantra over all 214 pages, per title (`bench_text.py --titles`, text stage as in this
 round, balloons stage as in this section):
 

@@ -209,3 +209,69 @@ def test_short_exclamation_outside_a_traced_balloon_is_spoken() -> None:
     kinds = {b.text: b.kind for b in out.blocks}
     assert kinds["HUH!"] is BalloonKind.SPEECH
     assert kinds["EXIT"] is BalloonKind.OTHER
+
+
+def _dented_caption(script: str = "latin") -> PageAnalysis:
+    """A caption box inside the art whose letters touch its top and bottom frame lines."""
+    img, d = _page()
+    d.rectangle((200, 200, 520, 262), fill="white", outline="black", width=3)
+    boxes = [(215, 198, 505, 231), (215, 231, 505, 264)]
+    for x0, y0, x1, y1 in boxes:  # thin strokes, as real lettering, from frame to frame
+        for x in range(x0, x1 - 4, 14):
+            d.rectangle((x, y0 + 1, x + 3, y1 - 3), fill=(20, 20, 20))
+    lines = [
+        TextLine(f"t{i}", BBox(*b), t, 0.9, "text", script=script)
+        for i, (b, t) in enumerate(zip(boxes, ["THAT NIGHT, IN THE", "VALLEY OF DOOM..."], strict=True))
+    ]
+    return _run(img, _analysis(lines))
+
+
+def test_caption_whose_lettering_touches_its_frame_is_a_caption() -> None:
+    # the letters bite into the box's fill, so the fill is no clean rectangle; its hull is
+    assert [b.kind for b in _dented_caption().blocks] == [BalloonKind.CAPTION]
+    # manga draws rectangular balloons for dialogue too: Japanese lettering keeps its balloon
+    assert [b.kind for b in _dented_caption("japanese").blocks] == [BalloonKind.SPEECH]
+
+
+def test_lettering_on_the_page_margin_is_a_caption_and_a_title_is_not() -> None:
+    # white paper round one framed panel; narration written on the margin, a big title above
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    art = np.asarray(_page()[0])[150:560, 40:760]
+    img.paste(Image.fromarray(art), (40, 150))
+    d.rectangle((40, 150, 760, 560), outline="black", width=4)
+    title, cap1, cap2 = (60, 20, 700, 80), (60, 100, 600, 118), (60, 122, 500, 140)
+    for b in (title, cap1, cap2):
+        _letters(d, b)
+    lines = [
+        _line(1, title, "MYSTERIOUS"),
+        _line(2, cap1, "CHAD AND KALA ENJOY A GOOD DINNER"),
+        _line(3, cap2, "ON SHORE AND HEAD BACK"),
+    ]
+    panel = Panel(id="p1", bbox=BBox(40, 150, 761, 561), confidence=1.0, stage="panels")
+    out = _run(img, _analysis(lines, (panel,)))
+    kinds = {b.text: b.kind for b in out.blocks}
+    assert kinds["CHAD AND KALA ENJOY A GOOD DINNER ON SHORE AND HEAD BACK"] is BalloonKind.CAPTION
+    assert kinds["MYSTERIOUS"] in (BalloonKind.SFX, BalloonKind.OTHER)
+    assert all(b.bbox.area < 0.2 * W * H for b in out.blocks)  # never the whole page's box
+
+
+def test_untraced_lettering_against_a_panel_border_is_a_caption_unless_a_cry() -> None:
+    # a caption box filled to its frame by its words: no outline is traced, so where the
+    # text sits tells it: against the panel's top border narration, a short cry dialogue
+    img, d = _page()
+    d.rectangle((20, 20, 780, 580), outline="black", width=5)
+    narration, cry = [(28, 26, 400, 44), (28, 46, 380, 64)], (28, 552, 300, 570)
+    for b in (*narration, cry):
+        _letters(d, b)
+    lines = [
+        _line(1, narration[0], "SEVERAL HOURS BEFORE DAWN,"),
+        _line(2, narration[1], "ON THE ROOF OF THE ARROW BUILDING"),
+        _line(3, cry, "HOW WONDERFUL! TERRIFIC!"),
+    ]
+    panel = Panel(id="p1", bbox=BBox(20, 20, 781, 581), confidence=1.0, stage="panels")
+    kinds = {b.text: b.kind for b in _run(img, _analysis(lines, (panel,))).blocks}
+    assert kinds == {
+        "SEVERAL HOURS BEFORE DAWN, ON THE ROOF OF THE ARROW BUILDING": BalloonKind.CAPTION,
+        "HOW WONDERFUL! TERRIFIC!": BalloonKind.SPEECH,
+    }

@@ -10,6 +10,13 @@ balloon are grouped by proximity and classified as sound effects (large letterin
 scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
 not be traced, speech with a lower confidence.
 
+Western (Latin-script) pages follow their captions' conventions: a box whose hull is a
+rectangle is a caption even where its lettering bites into its fill; lettering on the
+paper round the panels (a fill spanning the page) and untraced lettering against a
+panel's top or bottom border are captions, unless they are a short cry ("HEY! WAIT!").
+Manga draws rectangular balloons and borderless dialogue too, so these rules stay off
+for Japanese.
+
 ``bbox`` of a block is the box of its balloon outline (``polygon``) when found, else of
 its text; the text's own box is the union of its ``lines``.
 """
@@ -43,6 +50,10 @@ class BalloonParams:
     min_text_fill: float = 0.05  # text box area / region box area
     min_solidity: float = 0.55  # region area / its bounding-box area
     caption_rectangularity: float = 0.95
+    # a rectangle whose lettering touches its frame (the fill is dented, its hull is not)
+    caption_hull_rectangularity: float = 0.96
+    max_box_fraction: float = 0.5  # a region whose box spans this much of the page: its margin
+    caption_edge_gap: float = 1.0  # untraced lettering this near a panel's top or bottom (line heights)
     thought_min_bumps: int = 8
     sfx_height_ratio: float = 1.8  # line height vs the page's typical lettering
 
@@ -179,11 +190,16 @@ def _outline(region: Mask) -> npt.NDArray[np.int32] | None:
     return np.asarray(max(contours, key=cv2.contourArea), dtype=np.int32)
 
 
-def classify_shape(region: Mask, params: BalloonParams, light: Mask | None = None) -> Shape | None:
+def classify_shape(
+    region: Mask, params: BalloonParams, light: Mask | None = None, *, dented_captions: bool = True
+) -> Shape | None:
     """Kind, outline and tail of a balloon region (``None`` when it has no usable outline).
 
     With ``light`` (1 where the page is not stroke, without the thickening of the fill's
-    barrier), a tail's wedge is followed to its real tip and joins the outline.
+    barrier), a tail's wedge is followed to its real tip and joins the outline. With
+    ``dented_captions``, a region whose convex hull is a rectangle is a caption even where
+    its lettering bites into the fill (Western captions; manga draws rectangular
+    balloons for dialogue too).
     """
     ys, xs = np.nonzero(region)
     if len(xs) == 0:
@@ -213,7 +229,10 @@ def classify_shape(region: Mask, params: BalloonParams, light: Mask | None = Non
         approx = cv2.approxPolyDP(c, max(1.5, 0.01 * cv2.arcLength(c, True)), True)
         return tuple(Point(float(p[0][0] + at[0]), float(p[0][1] + at[1])) for p in approx)
 
-    if rectangularity >= params.caption_rectangularity and solidity >= 0.97:
+    hull_rectangularity = hull_area / max(1.0, rw * rh)
+    if (rectangularity >= params.caption_rectangularity and solidity >= 0.97) or (
+        dented_captions and hull_rectangularity >= params.caption_hull_rectangularity
+    ):
         return Shape(BalloonKind.CAPTION, polygon_of(contour), None, round(min(0.95, rectangularity), 3))
     bumps = _bumps(contour, hull_area)
     if light is None:
@@ -319,6 +338,32 @@ def _nearest_cluster(clusters: Sequence[Sequence[TextLine]], tail: Tail | None) 
     return min(range(len(clusters)), key=lambda k: dist(_union(clusters[k])))
 
 
+def _latin(lines: Sequence[TextLine]) -> bool:
+    """Western lettering, whose captions are told by the conventions below (manga's are not)."""
+    return sum(ln.script == "japanese" for ln in lines) * 2 <= len(lines)
+
+
+def _exclaimed(text: str) -> bool:
+    """A short exclamation or question: a line of dialogue, not narration."""
+    return ("!" in text or "?" in text) and len(text.split()) < 8
+
+
+def _spans_page(region: Mask, page_area: float, params: BalloonParams) -> bool:
+    """Whether a fill's box spans the page: the margin and gutters round the panels."""
+    _x, _y, w, h = cv2.boundingRect(region)
+    return w * h > params.max_box_fraction * page_area
+
+
+def _on_panel_edge(box: BBox, panels: Sequence[Panel], typical: float, params: BalloonParams) -> bool:
+    """Whether ``box`` lies against the top or bottom border of the panel holding it."""
+    gap = params.caption_edge_gap * typical
+    for p in panels:
+        b = p.bbox
+        if box.coverage_by(b) >= 0.8 and (box.y0 - b.y0 <= gap or b.y1 - box.y1 <= gap):
+            return True
+    return False
+
+
 def _panel_of(box: BBox, panels: Sequence[Panel]) -> str | None:
     best, best_cov = None, 0.0
     for p in panels:
@@ -380,6 +425,15 @@ class BalloonsStage:
         blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
         for label, members in groups.items():
             region = regions[label - 1][0]
+            if _latin(members) and _spans_page(region, page_area, params):
+                # lettering on the paper round the panels, or in boxes open to it: captions
+                # (a title's big letters are told apart by their size, a cry by its words)
+                for cluster in cluster_lines(members):
+                    kind, conf = self._free_kind(cluster, typical, params)
+                    if kind is BalloonKind.SPEECH and not _exclaimed(" ".join(ln.text for ln in cluster)):
+                        kind = BalloonKind.CAPTION
+                    blocks.append((cluster, kind, conf, None))
+                continue
             shape = self._balloon_shape(region, members, page_area, params, light)
             if shape is None:
                 free.extend(members)
@@ -395,6 +449,16 @@ class BalloonsStage:
                 blocks.append((cluster, shape.kind, shape.confidence, one))
         for cluster in cluster_lines(free):
             kind, conf = self._free_kind(cluster, typical, params)
+            if (
+                kind is BalloonKind.SPEECH
+                and _latin(cluster)
+                and not _exclaimed(" ".join(ln.text for ln in cluster))
+                and _on_panel_edge(_union(cluster), analysis.panels, typical, params)
+            ):
+                # lettering against a panel's top or bottom border whose outline was not
+                # traced (a caption box its words fill to the frame): a caption, unless it
+                # is a short cry ("HOW WONDERFUL! TERRIFIC!") in an untraced balloon
+                kind = BalloonKind.CAPTION
             blocks.append((cluster, kind, conf, None))
 
         out = []
@@ -441,7 +505,7 @@ class BalloonsStage:
             return None
         if not _body_hugs_text(region, rbox, tbox, max(_thickness(ln) for ln in members)):
             return None  # the fill leaked out of a broken outline into the panel
-        return classify_shape(region, params, light)
+        return classify_shape(region, params, light, dented_captions=_latin(members))
 
     @staticmethod
     def _free_kind(
