@@ -51,6 +51,7 @@ def words() -> WordList:
         ("HI, KIDS! WHAT'S UP?", []),
         ("ME? WHAT ON AIRTH CAN YE WANT WITH ME?", []),
         ("KALA.. ONE OF THESE DAYS YOU'LL BUST YOUR BINNACLE", ["KALA"]),
+        ("DOGGONE GOOD DINNER, HEY, CHAD? NOW ME GLAD", ["CHAD"]),
         ("WELL... OKAY.", []),
     ],
 )
@@ -132,6 +133,42 @@ def test_with_three_in_the_panel_a_vocative_names_the_other_side_of_the_exchange
     assert _names(reply) == {"c1": "Kala", "c2": None, "c3": None}
     alone = name_page(three("HEY, STEENIE? WHAT A DINNER!", "HEY, STEENIE! COME HERE!"), words)
     assert _names(alone)["c3"] is None  # each speaks to the other: never the bystander
+
+
+def test_what_is_said_to_a_figure_names_it_before_its_cluster(words: WordList) -> None:
+    # the colour look put two people in one cluster (k2); each is called by their own name
+    chars = (
+        Character("c1", BBox(0, 0, 90, 300), 0.8, "t", panel="p1", cluster="k1"),
+        Character("c2", BBox(100, 0, 190, 300), 0.8, "t", panel="p1", cluster="k2"),
+        Character("c3", BBox(400, 0, 490, 300), 0.8, "t", panel="p2", cluster="k2"),
+        Character("c4", BBox(500, 0, 590, 300), 0.8, "t", panel="p2", cluster="k4"),
+    )
+    blocks = (
+        Balloon(
+            "b1", BalloonKind.SPEECH, BBox(0, 0, 90, 40), "STEENIE, COME HERE!", 0.9, "t", panel="p1", order=1
+        ),
+        Balloon(
+            "b2",
+            BalloonKind.SPEECH,
+            BBox(400, 0, 490, 40),
+            "DOUGAL, COME HERE!",
+            0.9,
+            "t",
+            panel="p2",
+            order=2,
+        ),
+    )
+    links = tuple(SpeakerLink(b, c, 0.9, SpeakerReason.TAIL, "t") for b, c in (("b1", "c1"), ("b2", "c4")))
+    page = PageAnalysis(
+        page=1,
+        width=800,
+        height=600,
+        direction=ReadingDirection.LTR,
+        blocks=blocks,
+        characters=chars,
+        speakers=links,
+    )
+    assert _names(name_page(page, words)) == {"c1": None, "c2": "Steenie", "c3": "Dougal", "c4": None}
 
 
 def test_an_english_word_needs_two_mentions_or_comicinfo(words: WordList) -> None:
@@ -260,6 +297,8 @@ def test_drawn_out_sounds_are_not_names() -> None:
     assert vocatives("OHH, NO!") == []
     assert vocatives("ANNA! DON'T!") == ["ANNA"]
     assert vocatives("UH-HUH!") == []
+    assert vocatives("BLAH-BLAH-BLAH!") == []
+    assert vocatives("LOOK.. MYRRAH'S FATHER IS RISING!") == []
     assert vocatives("I-LOVE-YOU...") == []
     assert vocatives("HIYA, FOLKS!") == []
     assert vocatives("MARY-LOU, WAIT!") == ["MARY-LOU"]

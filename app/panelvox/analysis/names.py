@@ -8,7 +8,7 @@ boxes, their names propagate on the whole story". Evidence comes from:
   guess, the one who spoke just before or answers just after;
 - **self-introductions**: "I'M DOUGAL MACCALLUM" names the speaker;
 - **captions** naming who acts ("AND SO STEENIE WENT ..."), when their panel holds a single
-  figure;
+  figure and the page says the name twice (one odd word in a caption is often a misread);
 - the book's ComicInfo ``Characters`` list, which lets a name that is also an English word
   ("CURT") count from one mention and gives the spelling to use.
 
@@ -42,7 +42,7 @@ _STOP_TEXT = """
     grandpa grandma uncle auntie brother sister bro sis stranger everybody everyone someone
     nobody all please thanks thank sorry good great help wait stop run quick come go hurry
     not never maybe just only very too also please alright right sure fine hush shh quiet
-    lord god heavens mercy jeepers gadzooks egad gad drat darn rats shucks nuts
+    lord god heavens mercy jeepers gadzooks egad gad drat darn rats shucks nuts blah etc
     hiya ja ya yo yah aie ai whoa yikes ouch ugh eek oops ooh aha ahem yipe yow hooray bye im
     i'm i'll i'd i've you're you'll you've it's what's that's there's here's he's she's we're
     they're let's don't can't won't ain't isn't didn't up down out in on at to for with of off
@@ -68,7 +68,9 @@ ROLES = frozenset(_ROLE_TEXT.split())
 _WORD = r"[A-Z][A-Z'’\-]*"
 _NAME = rf"({_WORD}(?:\s+{_WORD}){{0,2}})"
 _LEAD = re.compile(rf"(?:^|[.!?]\s+|\.\.\.\s*){_NAME}\s*(?:,|!|\?|\.{{2,}})")
-_MID = re.compile(rf",\s*{_NAME}\s*(?:[,!?]|\.\.\.|\.(?!\w)|$)")
+# the mark after a name is looked ahead at, not taken: it may open the next one ("HEY,
+# CHAD?": the comma after HEY is the one before CHAD)
+_MID = re.compile(rf",\s*{_NAME}\s*(?=[,!?]|\.\.\.|\.(?!\w)|$)")
 _SELF = re.compile(rf"\b(?:I'M|I’M|I AM|MY NAME IS|NAME'S|NAME’S|CALL ME)\s+{_NAME}")
 # a title and a name opening a balloon or sentence address someone, comma or not (OCR
 # often drops it): "MR. KEMAL I-I DON'T SEE ...", "MISS LULU, I PRESUME?"
@@ -115,10 +117,15 @@ def _clean(candidate: str) -> list[str]:
     # a name is the capitalised run before the first stop word ("STEENIE I" -> "STEENIE")
     out = []
     for t in tokens:
-        if not t or t.lower() in STOP_WORDS or len(t) < 2 or _interjection(t):
+        if not t or t.lower() in STOP_WORDS or len(t) < 2 or _interjection(t) or _possessive(t):
             break
         out.append(t)
     return out
+
+
+def _possessive(token: str) -> bool:
+    """ "MYRRAH'S": someone's, not someone spoken to."""
+    return token.upper().endswith(("'S", "’S"))
 
 
 def titled_vocatives(text: str) -> list[str]:
@@ -206,8 +213,11 @@ def name_evidence(
             mentions += [(n, NameSource.SELF, b.id) for n in self_introductions(b.text)]
             mentions += [(n, NameSource.ROLE, b.id) for n in role_vocatives(b.text)]
         elif b.kind is BalloonKind.CAPTION:
-            for token in re.findall(_WORD, _norm(b.text)):
+            for found in re.findall(_WORD, _norm(b.text)):
+                token = found.strip("'-")  # "TOWN-" cut at the line's end is "TOWN"
                 key = token.casefold()
+                if _possessive(token):
+                    token, key = token[:-2], key[:-2]  # "STEENIE'S DOG" still says who
                 if key in known or (key not in STOP_WORDS and len(key) > 2 and not words.knows(key)):
                     mentions.append((token, NameSource.CAPTION, b.id))
     counts = Counter(_key(n) for n, _, _ in mentions)
@@ -216,6 +226,8 @@ def name_evidence(
     for name, source, block_id in mentions:
         if source is not NameSource.ROLE and not _plausible(name, counts, known, words):
             continue
+        if source is NameSource.CAPTION and counts[_key(name)] < 2 and _key(name) not in known:
+            continue  # one odd word in a caption is as often a misread word as a name
         link: SpeakerLink | None = links.get(block_id)
         panel = blocks[block_id].panel
         in_panel = [c for c in bodies if c.panel == panel and panel is not None]
@@ -269,24 +281,31 @@ def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str
         return analysis
     cluster_of = {c.id: (c.cluster or c.id) for c in analysis.characters}
     votes: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    proper: dict[str, set[str]] = defaultdict(set)  # names that are not roles, per cluster
+    proper: dict[str, set[str]] = defaultdict(set)  # names that are not roles, per key
     for e in evidence:
-        key = cluster_of.get(e.character, e.character)
-        votes[key][e.name] += e.confidence
-        if e.source is not NameSource.ROLE:
-            proper[key].add(e.name)
+        # the cluster's votes name its members; a figure's own votes name it first (the
+        # colour look can join two people in one cluster, what is said to each one is not)
+        for key in (cluster_of.get(e.character, e.character), f"own:{e.character}"):
+            votes[key][e.name] += e.confidence
+            if e.source is not NameSource.ROLE:
+                proper[key].add(e.name)
     # a proper name always beats a role ("Kemal" over "Professor"); then the votes decide
     best = {k: max(v, key=lambda n: (n in proper[k], v[n], n)) for k, v in votes.items()}
     # how sure: the evidence for the name, summed (one vocative 0.6, a role or a caption
     # alone stays under one half and is said "probably")
     sure = {k: min(1.0, votes[k][n]) for k, n in best.items()}
-    chars = tuple(
-        replace(c, name=best[cluster_of[c.id]], name_confidence=round(sure[cluster_of[c.id]], 3))
-        if c.name is None and cluster_of[c.id] in best
-        else c
-        for c in analysis.characters
-    )
-    return replace(analysis, characters=chars)
+
+    def key_of(c: Character) -> str | None:
+        own = f"own:{c.id}"
+        return own if own in best else cluster_of[c.id] if cluster_of[c.id] in best else None
+
+    chars = []
+    for c in analysis.characters:
+        k = key_of(c)
+        if c.name is None and k is not None:
+            c = replace(c, name=best[k], name_confidence=round(sure[k], 3))
+        chars.append(c)
+    return replace(analysis, characters=tuple(chars))
 
 
 def speaker_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
