@@ -86,6 +86,7 @@ def make_sample(source: Path, out: Path) -> None:
             ),
             "Publisher": "Brown Shoe Company",
             "Genre": "Adventure",
+            "Characters": "Chad Billow, Kala",
             "LanguageISO": "en",
             "BlackAndWhite": "No",
             "Manga": "No",

@@ -171,6 +171,26 @@ def test_what_is_said_to_a_figure_names_it_before_its_cluster(words: WordList) -
     assert _names(name_page(page, words)) == {"c1": None, "c2": "Steenie", "c3": "Dougal", "c4": None}
 
 
+def test_a_caption_naming_two_people_names_neither(words: WordList) -> None:
+    def alone(caption: str) -> PageAnalysis:
+        figure = Character("c1", BBox(100, 100, 300, 500), 0.8, "t", panel="p1", cluster="k1")
+        box = Balloon("b1", BalloonKind.CAPTION, BBox(0, 0, 400, 60), caption, 0.9, "t", panel="p1", order=1)
+        return PageAnalysis(
+            page=1,
+            width=800,
+            height=600,
+            direction=ReadingDirection.LTR,
+            panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),),
+            blocks=(box,),
+            characters=(figure,),
+        )
+
+    known = ["Chad Billow", "Kala"]
+    assert _names(name_page(alone("AND SO KALA RUNS THE PUMP."), words, known)) == {"c1": "Kala"}
+    both = alone("THROUGH THE PHONES, CHAD TELLS KALA...")
+    assert _names(name_page(both, words, known)) == {"c1": None}
+
+
 def test_an_english_word_needs_two_mentions_or_comicinfo(words: WordList) -> None:
     once = _exchange("CURT! OH... I FORGOT", "WELL... OKAY!")
     assert _names(name_page(once, words)) == {"c1": None, "c2": None}

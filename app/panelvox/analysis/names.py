@@ -8,7 +8,8 @@ boxes, their names propagate on the whole story". Evidence comes from:
   guess, the one who spoke just before or answers just after;
 - **self-introductions**: "I'M DOUGAL MACCALLUM" names the speaker;
 - **captions** naming who acts ("AND SO STEENIE WENT ..."), when their panel holds a single
-  figure and the page says the name twice (one odd word in a caption is often a misread);
+  figure, the page says the name twice (one odd word in a caption is often a misread)
+  and the caption names no one else;
 - the book's ComicInfo ``Characters`` list, which lets a name that is also an English word
   ("CURT") count from one mention and gives the spelling to use.
 
@@ -221,13 +222,23 @@ def name_evidence(
                 if key in known or (key not in STOP_WORDS and len(key) > 2 and not words.knows(key)):
                     mentions.append((token, NameSource.CAPTION, b.id))
     counts = Counter(_key(n) for n, _, _ in mentions)
+
+    def caption_name(name: str) -> bool:
+        # one odd word in a caption is as often a misread word as a name
+        key = _key(name)
+        return _plausible(name, counts, known, words) and (counts[key] >= 2 or key in known)
+
+    in_caption: dict[str, set[str]] = defaultdict(set)  # caption block -> the names it says
+    for name, source, block_id in mentions:
+        if source is NameSource.CAPTION and caption_name(name):
+            in_caption[block_id].add(_key(name))
     blocks = {b.id: b for b in analysis.blocks}
     out = []
     for name, source, block_id in mentions:
         if source is not NameSource.ROLE and not _plausible(name, counts, known, words):
             continue
-        if source is NameSource.CAPTION and counts[_key(name)] < 2 and _key(name) not in known:
-            continue  # one odd word in a caption is as often a misread word as a name
+        if source is NameSource.CAPTION and (not caption_name(name) or len(in_caption[block_id]) > 1):
+            continue  # a misread word, or "CHAD TELLS KALA": which one is the figure?
         link: SpeakerLink | None = links.get(block_id)
         panel = blocks[block_id].panel
         in_panel = [c for c in bodies if c.panel == panel and panel is not None]
