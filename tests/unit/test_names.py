@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,6 +66,11 @@ def test_self_introductions() -> None:
     assert self_introductions("I AM LOST!") == ["LOST"]  # filtered later: an English word
 
 
+def _page(**fields: Any) -> PageAnalysis:
+    """A page 800 x 600, left to right, with ``fields`` (blocks, characters, …)."""
+    return PageAnalysis(page=1, width=800, height=600, direction=ReadingDirection.LTR, **fields)
+
+
 def _exchange(first: str, second: str) -> PageAnalysis:
     """Two people in one panel; the left one speaks first (tail), the right one answers."""
     chars = (
@@ -95,16 +101,10 @@ def _exchange(first: str, second: str) -> PageAnalysis:
             tail=Tail(Point(650, 230), 90.0, 0.9),
         ),
     )
-    page = PageAnalysis(
-        page=1,
-        width=800,
-        height=600,
-        direction=ReadingDirection.LTR,
-        panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),),
-        blocks=blocks,
-        characters=chars,
+    page = _page(
+        panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),), blocks=blocks, characters=chars
     )
-    return PageAnalysis(**{**{f: getattr(page, f) for f in page.__slots__}, "speakers": attribute(page)})
+    return replace(page, speakers=attribute(page))
 
 
 def _names(page: PageAnalysis) -> dict[str, str | None]:
@@ -159,15 +159,7 @@ def test_what_is_said_to_a_figure_names_it_before_its_cluster(words: WordList) -
         ),
     )
     links = tuple(SpeakerLink(b, c, 0.9, SpeakerReason.TAIL, "t") for b, c in (("b1", "c1"), ("b2", "c4")))
-    page = PageAnalysis(
-        page=1,
-        width=800,
-        height=600,
-        direction=ReadingDirection.LTR,
-        blocks=blocks,
-        characters=chars,
-        speakers=links,
-    )
+    page = _page(blocks=blocks, characters=chars, speakers=links)
     assert _names(name_page(page, words)) == {"c1": None, "c2": "Steenie", "c3": "Dougal", "c4": None}
 
 
@@ -175,15 +167,8 @@ def test_a_caption_naming_two_people_names_neither(words: WordList) -> None:
     def alone(caption: str) -> PageAnalysis:
         figure = Character("c1", BBox(100, 100, 300, 500), 0.8, "t", panel="p1", cluster="k1")
         box = Balloon("b1", BalloonKind.CAPTION, BBox(0, 0, 400, 60), caption, 0.9, "t", panel="p1", order=1)
-        return PageAnalysis(
-            page=1,
-            width=800,
-            height=600,
-            direction=ReadingDirection.LTR,
-            panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),),
-            blocks=(box,),
-            characters=(figure,),
-        )
+        panel = Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1)
+        return _page(panels=(panel,), blocks=(box,), characters=(figure,))
 
     known = ["Chad Billow", "Kala"]
     assert _names(name_page(alone("AND SO KALA RUNS THE PUMP."), words, known)) == {"c1": "Kala"}

@@ -343,9 +343,12 @@ def _latin(lines: Sequence[TextLine]) -> bool:
     return sum(ln.script == "japanese" for ln in lines) * 2 <= len(lines)
 
 
-def _exclaimed(text: str) -> bool:
-    """A short exclamation or question: a line of dialogue, not narration."""
-    return ("!" in text or "?" in text) and len(text.split()) < 8
+def _narration(kind: BalloonKind, lines: Sequence[TextLine]) -> BalloonKind:
+    """Untraced lettering where captions sit: speech becomes a caption, unless it is a short
+    cry or question ("HOW WONDERFUL! TERRIFIC!"), dialogue in a balloon not traced."""
+    text = " ".join(ln.text for ln in lines)
+    cry = ("!" in text or "?" in text) and len(text.split()) < 8
+    return BalloonKind.CAPTION if kind is BalloonKind.SPEECH and not cry else kind
 
 
 def _spans_page(region: Mask, page_area: float, params: BalloonParams) -> bool:
@@ -430,9 +433,7 @@ class BalloonsStage:
                 # (a title's big letters are told apart by their size, a cry by its words)
                 for cluster in cluster_lines(members):
                     kind, conf = self._free_kind(cluster, typical, params)
-                    if kind is BalloonKind.SPEECH and not _exclaimed(" ".join(ln.text for ln in cluster)):
-                        kind = BalloonKind.CAPTION
-                    blocks.append((cluster, kind, conf, None))
+                    blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
             shape = self._balloon_shape(region, members, page_area, params, light)
             if shape is None:
@@ -449,16 +450,10 @@ class BalloonsStage:
                 blocks.append((cluster, shape.kind, shape.confidence, one))
         for cluster in cluster_lines(free):
             kind, conf = self._free_kind(cluster, typical, params)
-            if (
-                kind is BalloonKind.SPEECH
-                and _latin(cluster)
-                and not _exclaimed(" ".join(ln.text for ln in cluster))
-                and _on_panel_edge(_union(cluster), analysis.panels, typical, params)
-            ):
+            if _latin(cluster) and _on_panel_edge(_union(cluster), analysis.panels, typical, params):
                 # lettering against a panel's top or bottom border whose outline was not
-                # traced (a caption box its words fill to the frame): a caption, unless it
-                # is a short cry ("HOW WONDERFUL! TERRIFIC!") in an untraced balloon
-                kind = BalloonKind.CAPTION
+                # traced: a caption box its words fill to the frame
+                kind = _narration(kind, cluster)
             blocks.append((cluster, kind, conf, None))
 
         out = []

@@ -16,8 +16,9 @@ boxes, their names propagate on the whole story". Evidence comes from:
 A word that is also an English word must be named twice on the page (or be listed in
 ComicInfo) before it counts, so "RUN!" or "HONEY!" never become names. Names then spread
 to every character of the same identity cluster on the page (:func:`name_page`), and by
-look to the book's other pages (:class:`panelvox.analysis.name_store.LearnedNames`). A character without a name is "character N",
-numbered by its first line on the page (:func:`speaker_names`), never a made-up description.
+look to the book's other pages (:class:`panelvox.analysis.name_store.LearnedNames`). A
+character without a name is "character N", numbered by its first line on the page
+(:func:`speaker_names`), never a made-up description.
 """
 
 from __future__ import annotations
@@ -257,7 +258,7 @@ def name_evidence(
             elif others and source is NameSource.VOCATIVE:
                 # more people in the panel: the one who spoke just before (a reply names
                 # who it answers), else the one who answers next; said as a guess
-                target = _partner(block_id, speaker, {c.id for c in others}, analysis, links)
+                target = _partner(block_id, panel, speaker, {c.id for c in others}, analysis, links)
                 conf = 0.45
         elif source is NameSource.CAPTION and len(in_panel) == 1:
             target, conf = in_panel[0].id, 0.35
@@ -267,10 +268,14 @@ def name_evidence(
 
 
 def _partner(
-    block_id: str, speaker: str, others: set[str], analysis: PageAnalysis, links: Mapping[str, SpeakerLink]
+    block_id: str,
+    panel: str | None,
+    speaker: str,
+    others: set[str],
+    analysis: PageAnalysis,
+    links: Mapping[str, SpeakerLink],
 ) -> str | None:
     """The other side of an exchange: the panel's speaker just before ``block_id``, else after."""
-    panel = next(b.panel for b in analysis.blocks if b.id == block_id)
     spoken = [
         b.id
         for b in analysis.blocks_in_order()
@@ -305,16 +310,11 @@ def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str
     # how sure: the evidence for the name, summed (one vocative 0.6, a role or a caption
     # alone stays under one half and is said "probably")
     sure = {k: min(1.0, votes[k][n]) for k, n in best.items()}
-
-    def key_of(c: Character) -> str | None:
-        own = f"own:{c.id}"
-        return own if own in best else cluster_of[c.id] if cluster_of[c.id] in best else None
-
     chars = []
     for c in analysis.characters:
-        k = key_of(c)
-        if c.name is None and k is not None:
-            c = replace(c, name=best[k], name_confidence=round(sure[k], 3))
+        key = f"own:{c.id}" if f"own:{c.id}" in best else cluster_of[c.id]
+        if c.name is None and key in best:
+            c = replace(c, name=best[key], name_confidence=round(sure[key], 3))
         chars.append(c)
     return replace(analysis, characters=tuple(chars))
 
