@@ -17,8 +17,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from panelvox.errors import SchemaError
 from panelvox.i18n import _
+
+#: An RGB page image, shape (height, width, 3), dtype uint8: what every stage reads.
+Image = npt.NDArray[np.uint8]
 
 SCHEMA = "panelvox.page/1"
 #: Earlier schemas this code can still read (none yet).

@@ -6,9 +6,8 @@ from pathlib import Path
 import numpy as np
 
 from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
-from panelvox.analysis.pipeline import Image
 from panelvox.errors import AnalysisError
-from panelvox.model import BBox, PageAnalysis, Panel, ReadingDirection
+from panelvox.model import BBox, Image, PageAnalysis, Panel, ReadingDirection
 
 LTR = ReadingDirection.LTR
 

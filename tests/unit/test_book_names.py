@@ -16,7 +16,6 @@ from panelvox.analysis.lettering import WordList
 from panelvox.analysis.name_store import LearnedNames, NameStore, character_key, character_look
 from panelvox.analysis.names import name_page
 from panelvox.analysis.names_cmd import NamesUsageError, run_names, speaking_characters
-from panelvox.analysis.pipeline import Image
 from panelvox.analysis.speakers_stage import attribute
 from panelvox.books import open_book
 from panelvox.model import (
@@ -24,6 +23,7 @@ from panelvox.model import (
     BalloonKind,
     BBox,
     Character,
+    Image,
     PageAnalysis,
     Panel,
     Point,

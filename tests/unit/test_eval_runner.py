@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from panelvox.analysis.pipeline import Image as PageImage
 from panelvox.eval.aggregate import NOT_ANNOTATED, NOT_IMPLEMENTED
 from panelvox.eval.command import run_command
 from panelvox.eval.ground_truth import Dataset
@@ -31,6 +30,7 @@ from panelvox.model import (
     SpeakerReason,
     TextLine,
 )
+from panelvox.model import Image as PageImage
 
 
 def _dataset(tmp_path: Path) -> Dataset:

@@ -12,10 +12,10 @@ import numpy as np
 from PIL import Image as PILImage
 
 from panelvox.analysis.cache import PageAnalyzer
-from panelvox.analysis.pipeline import Image, default_stages
+from panelvox.analysis.pipeline import default_stages
 from panelvox.errors import BookError
 from panelvox.i18n import _
-from panelvox.model import Balloon, PageAnalysis, Panel, ReadingDirection
+from panelvox.model import Balloon, Image, PageAnalysis, Panel, ReadingDirection
 
 
 def run_analyze(

@@ -33,9 +33,8 @@ import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.lettering import WordList, join_lines, language_of
-from panelvox.analysis.pipeline import Image
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
-from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, Point, Tail, TextLine
+from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, Point, Tail, TextLine
 
 STAGE = "balloons"
 Mask = npt.NDArray[np.uint8]

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.name_store import LearnedNames, NameStore, character_key, character_look
 from panelvox.analysis.names import name_evidence, name_page
-from panelvox.analysis.pipeline import Image
-from panelvox.model import PageAnalysis
+from panelvox.model import Image, PageAnalysis
 
 if TYPE_CHECKING:  # only for annotations: naming a page needs no book reader
     from panelvox.books import Book

@@ -16,10 +16,10 @@ from importlib import metadata
 from pathlib import Path
 
 from panelvox import __version__, paths
-from panelvox.analysis.pipeline import Image, Stage, analyze_page
+from panelvox.analysis.pipeline import Stage, analyze_page
 from panelvox.errors import SchemaError
 from panelvox.jsonfile import write_json_atomic
-from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.model import Image, PageAnalysis, ReadingDirection
 
 log = logging.getLogger(__name__)
 

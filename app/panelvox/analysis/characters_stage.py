@@ -36,8 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.identity import page_clusters
-from panelvox.analysis.pipeline import Image
-from panelvox.model import BalloonKind, BBox, Character, PageAnalysis, Panel, Point
+from panelvox.model import BalloonKind, BBox, Character, Image, PageAnalysis, Panel, Point
 from panelvox.models.detector_contract import DetectionClass
 from panelvox.models.onnx_detector import OnnxDetector, nms
 

@@ -21,9 +21,8 @@ import numpy as np
 
 from panelvox import paths
 from panelvox.analysis.identity import DEFAULT_THRESHOLD, Descriptor, describe, distance
-from panelvox.analysis.pipeline import Image
 from panelvox.jsonfile import read_json_object, write_json_atomic
-from panelvox.model import Character, PageAnalysis
+from panelvox.model import Character, Image, PageAnalysis
 
 log = logging.getLogger(__name__)
 

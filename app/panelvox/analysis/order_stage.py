@@ -18,8 +18,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from panelvox.analysis.pipeline import Image
-from panelvox.model import Balloon, BBox, PageAnalysis, Panel, ReadingDirection
+from panelvox.model import Balloon, BBox, Image, PageAnalysis, Panel, ReadingDirection
 
 #: confidence of an order decided by the fallback (no clean cut between the boxes)
 FALLBACK_CONFIDENCE = 0.4

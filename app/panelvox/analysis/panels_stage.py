@@ -46,8 +46,7 @@ from panelvox.analysis.panel_geometry import (
     slanted_profiles,
     slanted_split,
 )
-from panelvox.analysis.pipeline import Image
-from panelvox.model import BBox, PageAnalysis, Panel, Point
+from panelvox.model import BBox, Image, PageAnalysis, Panel, Point
 from panelvox.models.detector_contract import PanelDetector
 
 log = logging.getLogger(__name__)

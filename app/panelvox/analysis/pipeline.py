@@ -15,17 +15,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Protocol
 
-import numpy as np
-import numpy.typing as npt
-
 from panelvox.errors import AnalysisError, PanelvoxError
 from panelvox.i18n import _
-from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.model import Image, PageAnalysis, ReadingDirection
 
 log = logging.getLogger(__name__)
-
-#: An RGB page image, shape (height, width, 3), dtype uint8.
-Image = npt.NDArray[np.uint8]
 
 
 class Stage(Protocol):

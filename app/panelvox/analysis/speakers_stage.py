@@ -28,12 +28,12 @@ from dataclasses import dataclass, replace
 
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.names import name_page
-from panelvox.analysis.pipeline import Image
 from panelvox.model import (
     Balloon,
     BalloonKind,
     BBox,
     Character,
+    Image,
     PageAnalysis,
     Point,
     SpeakerLink,

@@ -15,8 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
-from panelvox.analysis.pipeline import Image
-from panelvox.model import BBox, PageAnalysis, Point, TextLine
+from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
 
 DETECTOR = "rapidocr"

@@ -6,7 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from panelvox.analysis.pipeline import Image, Stage, default_stages
+from panelvox.analysis.pipeline import Stage, default_stages
 from panelvox.errors import DatasetError
 from panelvox.eval.ground_truth import Dataset, GTPage
 from panelvox.eval.loaders import KNOWN_DATASETS, data_root, load_dataset
@@ -15,7 +15,7 @@ from panelvox.eval.progress import ProgressBar
 from panelvox.eval.report import format_table, write_outputs
 from panelvox.eval.runner import DatasetResult, EvalStage, run_eval
 from panelvox.i18n import _
-from panelvox.model import PageAnalysis
+from panelvox.model import Image, PageAnalysis
 
 ALL = "all"
 #: ``--stage describe``: the describer and verifier (not a pipeline stage, see describe_eval)

@@ -42,11 +42,11 @@ from enum import Enum
 from typing import Any
 
 from panelvox.analysis.cache import PageAnalyzer
-from panelvox.analysis.pipeline import Image, Stage, default_stages
+from panelvox.analysis.pipeline import Stage, default_stages
 from panelvox.eval.dialogue_metrics import extract_quotes, narration_faithfulness, quote_supported
 from panelvox.eval.ground_truth import Dataset, GTPage
 from panelvox.eval.runner import load_page_image
-from panelvox.model import PageAnalysis
+from panelvox.model import Image, PageAnalysis
 from panelvox.narration.describe import (
     Claim,
     ClaimKind,

@@ -7,9 +7,8 @@ from pathlib import Path
 from PIL import Image as PILImage
 from PIL import ImageDraw
 
-from panelvox.analysis.pipeline import Image
 from panelvox.eval.ground_truth import GTPage
-from panelvox.model import BBox, PageAnalysis
+from panelvox.model import BBox, Image, PageAnalysis
 
 TRUE_PANEL = (0, 170, 0)
 TRUE_TEXT = (0, 150, 200)

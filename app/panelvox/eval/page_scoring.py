@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from panelvox.analysis.pipeline import Image, Stage
+from panelvox.analysis.pipeline import Stage
 from panelvox.eval.dialogue_metrics import (
     hybrid_dialog_score,
     identity_clustering,
@@ -24,7 +24,7 @@ from panelvox.eval.dialogue_metrics import (
 )
 from panelvox.eval.ground_truth import Fact, GTPage, TextLevel
 from panelvox.eval.metrics import Counts, OcrCounts, match_boxes, matched_order, ocr_counts, order_score
-from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel
+from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel
 
 #: (box, confidence) predictions and true boxes of one page, for AP.
 APInput = tuple[tuple[tuple[BBox, float], ...], tuple[BBox, ...]]

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image as PILImage
 
-from panelvox.analysis.pipeline import Image, Stage, analyze_page, default_stages, empty_analysis
+from panelvox.analysis.pipeline import Stage, analyze_page, default_stages, empty_analysis
 from panelvox.errors import DatasetError
 from panelvox.eval.aggregate import NOT_ANNOTATED, NOT_IMPLEMENTED, MetricValue, aggregate, group_metric_names
 from panelvox.eval.ground_truth import Dataset, GTPage
@@ -32,7 +32,7 @@ from panelvox.eval.page_scoring import (
     score_page,
 )
 from panelvox.i18n import _
-from panelvox.model import PageAnalysis
+from panelvox.model import Image, PageAnalysis
 
 log = logging.getLogger(__name__)
 

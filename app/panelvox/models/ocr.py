@@ -28,11 +28,11 @@ import numpy.typing as npt
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
+from panelvox.model import Image
 
 log = logging.getLogger(__name__)
 
 #: An RGB image, shape (height, width, 3), dtype uint8.
-Image = npt.NDArray[np.uint8]
 #: A text quadrilateral: 4 (x, y) points clockwise from top-left, page pixels.
 Quad = npt.NDArray[np.float32]
 

@@ -20,18 +20,16 @@ from enum import Enum
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 from PIL import Image as PILImage
 
 from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _
-from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel
+from panelvox.model import BalloonKind, BBox, Image, PageAnalysis, Panel
 from panelvox.narration.vlm_backend import Generation, LlamaBackend
 
 log = logging.getLogger(__name__)
 
 #: An RGB page image, shape (height, width, 3), dtype uint8.
-Image = npt.NDArray[np.uint8]
 
 
 class ClaimKind(Enum):
