@@ -30,18 +30,18 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "app"))
 
-from panelvox.analysis.book_names import BookNames  # noqa: E402
-from panelvox.analysis.name_store import NameStore  # noqa: E402
-from panelvox.analysis.names import speaker_label  # noqa: E402
 from panelvox.analysis.pipeline import analyze_page, default_stages  # noqa: E402
 from panelvox.analysis.speakers_stage import SpeakersStage  # noqa: E402
 from panelvox.eval.aggregate import aggregate  # noqa: E402
+from panelvox.eval.dataset_book import load_page_image  # noqa: E402
 from panelvox.eval.ground_truth import GTPage  # noqa: E402
 from panelvox.eval.loaders import load_dataset  # noqa: E402
 from panelvox.eval.metrics import match_boxes  # noqa: E402
 from panelvox.eval.page_scoring import Group, score_page  # noqa: E402
-from panelvox.eval.runner import load_page_image  # noqa: E402
 from panelvox.model import Balloon, Character, PageAnalysis  # noqa: E402
+from panelvox.names.book_names import BookNames  # noqa: E402
+from panelvox.names.stores import NameStore  # noqa: E402
+from panelvox.narration.script import speaker_label  # noqa: E402
 
 GOLDEN = REPO / "tests" / "golden" / "speakers_cib.json"
 DOCS = REPO / "docs" / "benchmarks.md"
@@ -183,6 +183,8 @@ def main() -> int:
         story, _, number = gp["page"].rpartition("_")
         image = load_page_image(page)
         _, pred = run(image, int(number), page.direction)
+        with tempfile.TemporaryDirectory() as tmp:  # the page alone, as the names pass reads it
+            pred = BookNames(story, (), NameStore(Path(tmp) / "names.json")).apply(pred)
         pairs += [(t, label, gp["names"]) for t, label in golden_scores(gp, pred)]
         # the story's other pages first: names their text gives are carried here by look
         with tempfile.TemporaryDirectory() as tmp:

@@ -228,6 +228,9 @@ class Character:
     # how sure the name is: 1.0 for a name the user gave this figure; lower for one read from
     # the text, and lowest for one carried to a look-alike from another page (said "probably")
     name_confidence: float = 1.0
+    #: what the listener hears for this character: its name, or "character 2" (one number per
+    #: person on the page); set by the book's names pass, None before it and for silent figures
+    label: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +275,13 @@ class PageAnalysis:
 
     def speaker_of(self, balloon_id: str) -> SpeakerLink | None:
         return next((s for s in self.speakers if s.balloon == balloon_id), None)
+
+    def character(self, character_id: str | None) -> Character | None:
+        return next((c for c in self.characters if c.id == character_id), None)
+
+    def labels(self) -> dict[str, str]:
+        """Character id -> what the listener hears for it (the names pass sets the labels)."""
+        return {c.id: c.label for c in self.characters if c.label}
 
     # -- JSON ------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -318,6 +328,7 @@ class PageAnalysis:
                     "panel": c.panel,
                     "name": c.name,
                     "name_confidence": _num(c.name_confidence),
+                    "label": c.label,
                     "cluster": c.cluster,
                     "confidence": _num(c.confidence),
                     "stage": c.stage,
@@ -394,6 +405,7 @@ class PageAnalysis:
                         kind=c.get("kind", "body"),
                         name=c.get("name"),
                         name_confidence=float(c.get("name_confidence", 1.0)),
+                        label=c.get("label"),
                         cluster=c.get("cluster"),
                     )
                     for c in data.get("characters", [])

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from panelvox.analysis.pipeline import analyze_page, default_stages
+from panelvox.analysis.cache import PageAnalyzer
+from panelvox.analysis.pipeline import default_stages
+from panelvox.eval.dataset_book import dataset_pages
 from panelvox.eval.loaders import load_dataset
-from panelvox.eval.runner import load_page_image
 
 GOLDEN = Path(__file__).with_name("speakers_cib.json")
 REPO = Path(__file__).resolve().parents[2]
@@ -38,7 +39,8 @@ def test_dome_of_death_speaker_labels(shared_data: Path, monkeypatch: pytest.Mon
 
     gp = _golden()["pages"][0]
     page = next(p for p in load_dataset("cib").pages if p.page_id == gp["page"])
-    analysis = analyze_page(load_page_image(page), page=1, direction=page.direction, stages=default_stages())
+    with dataset_pages(page.page_id, [page], PageAnalyzer(default_stages(), None)) as pages:
+        analysis = pages.read(1)
     scores = golden_scores(gp, analysis)
     assert sum(label is not None for _, label in scores) >= 14  # the quoted strings are found as blocks
     correct = sum(label_correct(t, label, gp["names"]) for t, label in scores)

@@ -18,7 +18,6 @@ from reader_fixtures import make_book
 from panelvox.analysis.cache import PageAnalyzer
 from panelvox.analysis.pipeline import default_stages
 from panelvox.books import open_book
-from panelvox.reader.analysis_jobs import Job
 from panelvox.reader.analysis_worker import ProcessAnalyzer
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.ui.reader_app import build_reader
@@ -57,29 +56,28 @@ def test_worker_process_runs_the_default_pipeline_and_shares_the_cache(tmp_path:
     book = open_book(_drawn_book(tmp_path / "drawn.cbz"))
     worker = ProcessAnalyzer(tmp_path / "cache")
     try:
-        result = worker(Job(7, book, 0, book.direction))
+        start = time.perf_counter()
+        result = worker.analyze_page(book, 1, book.direction)
+        first_seconds = time.perf_counter() - start
         pid = worker.pid
-        assert result.error is None and result.analysis is not None
-        assert (result.token, result.page) == (7, 0)
         # The same page analysed in this process by the same pipeline: the same analysis.
-        here = PageAnalyzer(default_stages(), None).analyze(
-            book.content_hash, 1, book.direction, lambda: book.load_page_array(0)
-        )
-        assert result.analysis.to_json() == here.to_json()
-        assert len(result.analysis.panels) == 2
-        assert "HELLO" in " ".join(b.text for b in result.analysis.blocks).upper()
+        here = PageAnalyzer(default_stages(), None).analyze_page(book, 1, book.direction)
+        assert result.to_json() == here.to_json()
+        assert len(result.panels) == 2
+        assert "HELLO" in " ".join(b.text for b in result.blocks).upper()
         # The worker wrote the shared on-disk cache, and answers from it the next time.
         assert list((tmp_path / "cache").rglob("00001-*.json"))
-        again = worker(Job(8, book, 0, book.direction))
-        assert again.analysis == result.analysis and again.seconds < result.seconds
+        start = time.perf_counter()
+        again = worker.analyze_page(book, 1, book.direction)
+        assert again == result and time.perf_counter() - start < first_seconds
         assert worker.pid == pid and worker.started == 1  # one worker, stages built once
         assert pid is not None
         os.kill(pid, signal.SIGKILL)  # dies while idle (the out-of-memory killer, say)
         deadline = time.monotonic() + 10
         while worker.pid is not None and time.monotonic() < deadline:  # reaped by the worker's owner
             time.sleep(0.01)
-        third = worker(Job(9, book, 0, book.direction))  # no page is lost: a new worker answers
-        assert third.error is None and third.analysis == result.analysis
+        third = worker.analyze_page(book, 1, book.direction)  # no page is lost: a new worker answers
+        assert third == result
         assert worker.started == 2 and worker.pid not in (None, pid)
         last = worker.pid
     finally:

@@ -23,16 +23,16 @@ from panelvox.speech.queue import SpeechQueue
 
 
 def _open(queue: SpeechQueue, book: Path) -> ReaderController:
-    c = ReaderController(queue, persist_settings=False)
+    c = ReaderController(queue, cheap_analyzer(), persist_settings=False)
     assert c.open(book)
-    c.analyze_pending(cheap_analyzer())
+    c.analyze_pending()
     return c
 
 
 def _step(c: ReaderController, command: Command) -> None:
     c.run(command)
     c.speech.wait_idle(5)  # a new NOW message interrupts one not yet started
-    c.analyze_pending(cheap_analyzer())
+    c.analyze_pending()
     c.speech.wait_idle(5)
 
 
@@ -165,9 +165,9 @@ def test_stop_interrupts_say_all(book_path: Path) -> None:
 
 def test_say_all_reads_on_across_pages(queue: SpeechQueue, spy: SpyBackend, book_path: Path) -> None:
     posted: list[Callable[[], None]] = []  # done callbacks come back to "the UI thread", like Qt
-    c = ReaderController(queue, persist_settings=False, post=posted.append)
+    c = ReaderController(queue, cheap_analyzer(), persist_settings=False, post=posted.append)
     c.open(book_path)
-    c.analyze_pending(cheap_analyzer())
+    c.analyze_pending()
     _step(c, Command.NEXT_PAGE)
     mark = len(heard(spy, queue))
     c.run(Command.SAY_ALL)
@@ -175,7 +175,7 @@ def test_say_all_reads_on_across_pages(queue: SpeechQueue, spy: SpyBackend, book
         queue.wait_idle(5)
         while posted:
             posted.pop(0)()
-        c.analyze_pending(cheap_analyzer())
+        c.analyze_pending()
     texts = heard_since(spy, queue, mark)
     assert texts[:6] == [
         "Page 2: 2 panels, 4 balloons.",
@@ -217,9 +217,9 @@ def test_position_survives_a_crash(tmp_path: Path) -> None:
         from panelvox.reader.reader_controller import ReaderController
         from panelvox.speech.backends.spy_backend import SpyBackend
         from panelvox.speech.queue import SpeechQueue
-        c = ReaderController(SpeechQueue([SpyBackend()]), persist_settings=False)
+        c = ReaderController(SpeechQueue([SpyBackend()]), cheap_analyzer(), persist_settings=False)
         c.open({str(book)!r})
-        c.analyze_pending(cheap_analyzer())
+        c.analyze_pending()
         c.next_page(); c.next_page(); c.next_page()
         os._exit(9)  # a crash: no clean-up, no close
         """
@@ -307,10 +307,10 @@ def test_with_a_screen_reader_moves_are_left_to_the_focus(
         def position_changed(self, position: Position, *, focus: bool) -> None:
             moves.append((position, focus))
 
-    c = ReaderController(queue, persist_settings=False, moves_by_focus=True)
+    c = ReaderController(queue, cheap_analyzer(), persist_settings=False, moves_by_focus=True)
     c.listener = Recorder()
     c.open(book_path)
-    c.analyze_pending(cheap_analyzer())
+    c.analyze_pending()
     mark = len(heard(spy, queue))
     _step(c, Command.NEXT_BALLOON)
     _step(c, Command.NEXT_PANEL)

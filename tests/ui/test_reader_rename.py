@@ -9,8 +9,8 @@ import numpy as np
 from reader_fixtures import LayoutStage, heard, heard_since
 
 from panelvox.analysis.cache import PageAnalyzer
-from panelvox.analysis.name_store import NameStore
 from panelvox.model import BBox, Character, PageAnalysis, SpeakerLink, SpeakerReason
+from panelvox.names.stores import NameStore
 from panelvox.reader.commands import Command
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.speech.backends.spy_backend import SpyBackend
@@ -34,14 +34,14 @@ def _analyzer() -> PageAnalyzer:
 
 def _settle(c: ReaderController) -> None:
     c.speech.wait_idle(5)
-    c.analyze_pending(_analyzer())
+    c.analyze_pending()
     c.speech.wait_idle(5)
 
 
 def test_f2_names_the_speaker_and_the_name_sticks(
     queue: SpeechQueue, spy: SpyBackend, book_path: Path
 ) -> None:
-    c = ReaderController(queue, persist_settings=False)
+    c = ReaderController(queue, _analyzer(), persist_settings=False)
     assert c.open(book_path)
     _settle(c)
     c.run(Command.NEXT_BALLOON)
@@ -59,7 +59,7 @@ def test_f2_names_the_speaker_and_the_name_sticks(
 
     # a new session on the same book (the store is the user's file) still knows the name
     c.close()
-    again = ReaderController(queue, persist_settings=False)
+    again = ReaderController(queue, _analyzer(), persist_settings=False)
     assert again.open(book_path)
     _settle(again)
     again.go_to(again.position)
@@ -74,7 +74,7 @@ def test_f2_names_the_speaker_and_the_name_sticks(
 
 
 def test_f2_without_a_speaker_says_why(queue: SpeechQueue, spy: SpyBackend, book_path: Path) -> None:
-    c = ReaderController(queue, persist_settings=False)
+    c = ReaderController(queue, _analyzer(), persist_settings=False)
     assert c.open(book_path)
     _settle(c)
     for _ in range(2):  # the second balloon has no known speaker

@@ -11,13 +11,11 @@ import cv2
 import numpy as np
 import pytest
 
-from panelvox.analysis.book_names import BookNames, comicinfo_names
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.name_store import LearnedNames, NameStore, character_key, character_look
-from panelvox.analysis.names import name_page
-from panelvox.analysis.names_cmd import NamesUsageError, run_names, speaking_characters
 from panelvox.analysis.speakers_stage import attribute
 from panelvox.books import open_book
+from panelvox.cli.common import UsageError
+from panelvox.cli.names import run_names
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -30,6 +28,11 @@ from panelvox.model import (
     ReadingDirection,
     Tail,
 )
+from panelvox.names.book_names import BookNames, comicinfo_names
+from panelvox.names.evidence import name_page
+from panelvox.names.labels import label_page
+from panelvox.names.listing import speaking_characters
+from panelvox.names.stores import LearnedNames, NameStore, character_key, character_look
 
 RED, BLUE = (200, 30, 30), (30, 60, 200)
 
@@ -94,8 +97,8 @@ def test_comicinfo_names_are_split_and_deduplicated() -> None:
 def test_comicinfo_lets_an_english_word_name_from_one_mention(tmp_path: Path, words: WordList) -> None:
     page = _page(1, "CURT! OH... I FORGOT", "WELL... OKAY!")
     store = NameStore(tmp_path / "names.json")
-    assert _names(BookNames("h", (), store, words).apply(page)) == {"c1": None, "c2": None}
-    named = BookNames("h", ("Curt Walker",), store, words).apply(page)
+    assert _names(BookNames("h", (), store, words=words).apply(page)) == {"c1": None, "c2": None}
+    named = BookNames("h", ("Curt Walker",), store, words=words).apply(page)
     assert _names(named) == {"c1": None, "c2": "Curt Walker"}
 
 
@@ -104,7 +107,7 @@ def test_a_rename_sticks_for_the_book_by_look(tmp_path: Path, words: WordList) -
     page1, image1 = _page(1, "HELLO!", "HI!"), _image(RED, BLUE)
     look = character_look(image1, page1, page1.characters[1])
     store.rename("h", character_key(1, page1.characters[1]), "The Laird", look.tolist())
-    names = BookNames("h", (), store, words)
+    names = BookNames("h", (), store, words=words)
     assert _names(names.apply(page1)) == {"c1": None, "c2": "The Laird"}
     # page 2: the blue figure now stands on the left; the name follows the look, not the id
     page2 = _page(2, "WHO?", "ME!")
@@ -128,7 +131,7 @@ def test_a_rename_sticks_for_the_book_by_look(tmp_path: Path, words: WordList) -
 def test_a_users_name_wins_over_a_learned_one(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
     page = name_page(_page(1, "STEENIE, COME HERE!", "WHO ARE YOU?"), words)  # as the stage does
-    names = BookNames("h", (), store, words)
+    names = BookNames("h", (), store, words=words)
     assert _names(names.apply(page)) == {"c1": None, "c2": "Steenie"}
     store.rename("h", "p1:c2", "Steenie Steenson")
     store.rename("h", "p1:c1", "Dougal")
@@ -139,7 +142,7 @@ def test_speaking_characters_lists_keys_names_and_lines() -> None:
     page = replace(_page(3, "HELLO THERE!", "HI!"), characters=())
     assert speaking_characters(page) == []
     page = _page(3, "HELLO THERE!", "HI!")
-    page = replace(page, characters=(replace(page.characters[0], name="Ann"), page.characters[1]))
+    page = label_page(replace(page, characters=(replace(page.characters[0], name="Ann"), page.characters[1])))
     entries = speaking_characters(page, frozenset({"p3:c1"}))
     assert [(e.key, e.name, e.source, e.lines, e.first_line) for e in entries] == [
         ("p3:c1", "Ann", "user", 1, "HELLO THERE!"),
@@ -195,9 +198,9 @@ def test_names_command_lists_and_renames(
     run_names(book, pages=(2, 2), store=store, out=out)
     # page 2 has the colours swapped: the rename found the red figure, now on the right
     assert "p2:c2  Dougal MacCallum" in out.getvalue() and "Page 1" not in out.getvalue()
-    with pytest.raises(NamesUsageError):
+    with pytest.raises(UsageError):
         run_names(book, rename=("p9:c1", "X"), store=store, out=io.StringIO())
-    with pytest.raises(NamesUsageError):
+    with pytest.raises(UsageError):
         run_names(book, rename=("p1:c7", "X"), store=store, out=io.StringIO())
     with open_book(book) as opened:
         content_hash = opened.content_hash
@@ -214,12 +217,12 @@ def test_a_page_without_characters_is_never_loaded(tmp_path: Path, words: WordLi
     def broken() -> Image:
         raise AssertionError("an unreadable page must not be decoded again")
 
-    assert BookNames("h", ("Ann",), store, words).apply(empty, broken) is empty
+    assert BookNames("h", ("Ann",), store, words=words).apply(empty, broken) is empty
 
 
 def test_a_name_learned_from_the_text_carries_to_other_pages(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
-    names = BookNames("h", (), store, words)
+    names = BookNames("h", (), store, words=words)
     # page 2 (seen first): the blue figure speaks, nobody says his name
     page2 = _page(2, "WHO?", "ME!")
     assert _names(names.apply(page2, lambda: _image(BLUE, RED))) == {"c1": None, "c2": None}
@@ -246,14 +249,40 @@ def test_a_name_learned_from_the_text_carries_to_other_pages(tmp_path: Path, wor
     assert renamed.characters[0].name_confidence == 1.0
 
 
-def test_learned_names_are_kept_per_page_and_rewritten_only_on_change(tmp_path: Path) -> None:
-    learned = LearnedNames(tmp_path / "learned.json")
-    learned.learn("h", 1, {"p1:c2": ("Dougal", [0.5] * 4)})
-    learned.learn("h", 2, {"p2:c1": ("Steenie", [0.25] * 4)})
-    assert learned.page_names("h", 1) == {"p1:c2": "Dougal"}
-    mtime = (tmp_path / "learned.json").stat().st_mtime_ns
-    learned.learn("h", 1, {"p1:c2": ("Dougal", [0.5] * 4)})
-    assert (tmp_path / "learned.json").stat().st_mtime_ns == mtime
-    learned.learn("h", 1, {})  # the page no longer names anyone
-    assert set(learned.entries("h")) == {"p2:c1"} and learned.page_names("h", 1) == {}
-    assert LearnedNames.beside(NameStore(tmp_path / "cfg" / "names.json")).path.parent == tmp_path / "cfg"
+def test_learned_names_are_saved_only_when_asked_and_read_back(tmp_path: Path, words: WordList) -> None:
+    store = NameStore(tmp_path / "cfg" / "names.json")
+    learned = LearnedNames.beside(store)
+    assert learned.path.parent == tmp_path / "cfg"
+    names = BookNames("h", (), store, learned, words)
+    page1 = _page(1, "DOUGAL, COME HERE!", "WHAT?")
+    assert _names(names.apply(page1, lambda: _image(RED, BLUE))) == {"c1": None, "c2": "Dougal"}
+    assert not learned.path.exists()  # reading a page writes nothing
+    names.save()
+    assert {k: n for k, (n, _look) in learned.load("h").items()} == {"p1:c2": "Dougal"}
+    mtime = learned.path.stat().st_mtime_ns
+    names.save()  # nothing changed: the file is not rewritten
+    assert learned.path.stat().st_mtime_ns == mtime
+    # a new session knows what page 1 taught before page 1 is read again
+    again = BookNames("h", (), store, LearnedNames.beside(store), words)
+    assert _names(again.apply(_page(2, "WHO?", "ME!"), lambda: _image(BLUE, RED))) == {
+        "c1": "Dougal",
+        "c2": None,
+    }
+
+
+def test_names_do_not_depend_on_the_order_pages_are_read(tmp_path: Path, words: WordList) -> None:
+    pages = {
+        1: (_page(1, "DOUGAL, COME HERE!", "WHAT?"), _image(RED, BLUE)),
+        2: (_page(2, "WHO?", "ME!"), _image(BLUE, RED)),
+        3: (_page(3, "STEENIE, LOOK!", "HMM."), _image(BLUE, RED)),
+    }
+
+    def read_all(order: list[int]) -> dict[int, dict[str, str | None]]:
+        names = BookNames("h", (), NameStore(tmp_path / f"{order}" / "names.json"), words=words)
+        for n in order:
+            names.apply(pages[n][0], lambda n=n: pages[n][1])
+        return {n: _names(names.apply(page, lambda image=image: image)) for n, (page, image) in pages.items()}
+
+    forward, backward = read_all([1, 2, 3]), read_all([3, 2, 1])
+    assert forward == backward
+    assert forward[2] == {"c1": "Dougal", "c2": "Steenie"}  # both learned on other pages

@@ -12,6 +12,7 @@ import pytest
 from PIL import Image as PILImage
 from vlm_fixtures import make_tiny_vlm, page
 
+from panelvox.cli.models import run_models
 from panelvox.errors import ModelUnavailable
 from panelvox.model import BBox
 from panelvox.models.registry import ModelRegistry, ModelRole, manifest_path, read_gguf_info
@@ -26,7 +27,6 @@ from panelvox.narration.describe import (
     panel_facts,
     parse_claims,
 )
-from panelvox.narration.describe_cmd import run_models
 from panelvox.narration.vlm_backend import Generation, TokenProb, check_fits
 
 

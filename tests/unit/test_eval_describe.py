@@ -45,6 +45,14 @@ def _page_b() -> PageAnalysis:
     return replace(base, blocks=blocks, characters=(), speakers=())
 
 
+def _page_a() -> PageAnalysis:
+    """The hand-made page, its two people calling each other by name (the names pass reads them)."""
+    base = fixture_page()
+    said = {"b1": "DOUGAL, WHERE IS THE BOAT?", "b2": "STEENIE, IT SANK LAST NIGHT."}
+    blocks = tuple(replace(b, text=said.get(b.id, b.text)) for b in base.blocks)
+    return replace(base, blocks=blocks, characters=tuple(replace(c, name=None) for c in base.characters))
+
+
 @dataclass(frozen=True)
 class FixedStage:
     """Stands for the whole pipeline: page A's image (400 px wide) gets the hand-made page."""
@@ -52,7 +60,7 @@ class FixedStage:
     name: str = "fixed"
 
     def __call__(self, image: np.ndarray, analysis: PageAnalysis) -> PageAnalysis:
-        return fixture_page() if image.shape[1] == 400 else _page_b()
+        return _page_a() if image.shape[1] == 400 else _page_b()
 
 
 def _dataset(tmp_path: Path) -> Dataset:

@@ -1,6 +1,7 @@
-"""Imports point downward: ui → reader → narration/speech → analysis → model.
+"""Imports point downward: cli → ui → reader → pages → names → narration/speech → analysis → model.
 
 Checked on the source text (static imports), so a lazy import inside a function counts too.
+Every package is an area with its rules; nothing but ``cli`` itself imports ``cli``.
 """
 
 from __future__ import annotations
@@ -11,28 +12,44 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parents[2] / "app" / "panelvox"
 
 # area -> areas it must never import
+_ALL = {
+    "model",
+    "books",
+    "analysis",
+    "models",
+    "names",
+    "pages",
+    "narration",
+    "speech",
+    "reader",
+    "ui",
+    "export",
+    "eval",
+    "cli",
+}
 FORBIDDEN: dict[str, set[str]] = {
-    "model": {"books", "analysis", "models", "narration", "speech", "reader", "ui", "export", "eval"},
-    "books": {"analysis", "narration", "speech", "reader", "ui", "export", "eval"},
-    "analysis": {"narration", "speech", "reader", "ui", "export", "eval"},
-    "models": {"narration", "speech", "reader", "ui", "export", "eval"},
-    "narration": {"reader", "ui", "export", "eval"},
-    "speech": {"reader", "ui", "export", "eval", "analysis"},
-    "reader": {"ui"},
-    "eval": {"ui", "reader", "speech"},
+    "model": _ALL - {"model"},
+    "books": {"analysis", "names", "pages", "narration", "speech", "reader", "ui", "export", "eval", "cli"},
+    "analysis": {"names", "pages", "narration", "speech", "reader", "ui", "export", "eval", "cli"},
+    "models": {"names", "pages", "narration", "speech", "reader", "ui", "export", "eval", "cli"},
+    # the book's names pass: below the page service, above the stages; narration never names
+    "names": {"pages", "narration", "speech", "reader", "ui", "export", "eval", "cli"},
+    "pages": {"narration", "speech", "reader", "ui", "export", "eval", "cli"},
+    # narration formats pages whose speakers already carry their names
+    "narration": {"names", "pages", "reader", "ui", "export", "eval", "cli"},
+    "speech": {"reader", "ui", "export", "eval", "analysis", "names", "pages", "cli"},
+    "reader": {"ui", "export", "eval", "cli"},
+    "export": {"reader", "ui", "eval", "cli"},
+    "eval": {"ui", "reader", "speech", "export", "cli"},
+    "ui": {"eval", "export", "cli"},
     # the shared text matcher (eval metrics and the verifier) sits below every area
-    "textmatch": {
-        "model",
-        "books",
-        "analysis",
-        "models",
-        "narration",
-        "speech",
-        "reader",
-        "ui",
-        "export",
-        "eval",
-    },
+    "textmatch": set(_ALL),
+    "doctor": {"cli"},
+    "cli": set(),  # the commands use every area; no area uses them
+    "paths": _ALL,
+    "jsonfile": _ALL,
+    "errors": _ALL,
+    "i18n": _ALL,
 }
 QT_FREE = {
     "textmatch",
@@ -40,6 +57,8 @@ QT_FREE = {
     "books",
     "analysis",
     "models",
+    "names",
+    "pages",
     "narration",
     "eval",
     "speech",
@@ -75,3 +94,8 @@ def test_imports_point_downward_and_core_is_qt_free() -> None:
             if area in QT_FREE and parts[0] in {"PySide6", "shiboken6"}:
                 problems.append(f"{path.relative_to(PKG)} imports Qt ({name})")
     assert not problems, "\n".join(problems)
+
+
+def test_every_package_has_rules() -> None:
+    packages = {p.parent.name for p in PKG.glob("*/__init__.py")}
+    assert packages <= set(FORBIDDEN), sorted(packages - set(FORBIDDEN))

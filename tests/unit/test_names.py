@@ -10,16 +10,6 @@ from typing import Any
 import pytest
 
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.name_store import NameStore, character_key
-from panelvox.analysis.names import (
-    name_page,
-    role_vocatives,
-    self_introductions,
-    speaker_label,
-    speaker_names,
-    titled_vocatives,
-    vocatives,
-)
 from panelvox.analysis.speakers_stage import attribute
 from panelvox.model import (
     Balloon,
@@ -34,6 +24,16 @@ from panelvox.model import (
     SpeakerReason,
     Tail,
 )
+from panelvox.names.evidence import (
+    name_page,
+    role_vocatives,
+    self_introductions,
+    titled_vocatives,
+    vocatives,
+)
+from panelvox.names.labels import label_page
+from panelvox.names.stores import NameStore, character_key
+from panelvox.narration.script import speaker_label, speaker_labels
 
 
 @pytest.fixture(scope="module")
@@ -222,13 +222,13 @@ def test_unnamed_characters_are_numbered_by_first_line_one_number_per_person() -
         blocks=blocks,
         speakers=links,
     )
-    assert speaker_names(page) == {
+    page = label_page(page)
+    assert speaker_labels(page) == {
         "c7": "character 1",
         "c2": "character 2",
         "c5": "character 2",
         "c8": "Gloria",
     }
-    assert speaker_names(page, {"k1": "Steenie"})["c5"] == "Steenie"
     assert speaker_label(page, links[2]) == "character 2"
     assert speaker_label(page, links[3]) == "Gloria"
     assert speaker_label(page, SpeakerLink("b1", None, 0.9, SpeakerReason.NARRATOR, "s")) == "narrator"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from panelvox.analysis.analyze_cmd import draw_overlay, format_page
 from panelvox.analysis.order_stage import OrderStage
+from panelvox.export.page_listing import draw_overlay, format_page
 from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection
 
 

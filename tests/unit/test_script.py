@@ -72,18 +72,24 @@ def page() -> PageAnalysis:
             _block("b6", BalloonKind.SPEECH, "GRBLX", "p3", 6, conf=0.2),
         ),
         characters=(
-            Character("c1", BBox(0, 50, 40, 100), 0.8, "test", panel="p1", cluster="k1"),
-            Character("c2", BBox(50, 50, 90, 100), 0.8, "test", panel="p1", name="the stranger"),
+            # labels as the book's names pass gives them: the narration reads them, never names
+            Character("c1", BBox(0, 50, 40, 100), 0.8, "test", panel="p1", cluster="k1", label="Steenie"),
+            Character(
+                "c2",
+                BBox(50, 50, 90, 100),
+                0.8,
+                "test",
+                panel="p1",
+                name="the stranger",
+                label="the stranger",
+            ),
         ),
         speakers=(_link("b2", "c1"), _link("b3", "c2", 0.3), _link("b5", "c1"), _link("b6", None)),
     )
 
 
-NAMES = {"k1": "Steenie"}
-
-
 def test_normal_verbosity_names_speakers_in_reading_order() -> None:
-    utts = script_page(page(), NarrationPrefs(), names=NAMES)
+    utts = script_page(page(), NarrationPrefs())
     texts = [u.text for u in utts]
     assert texts == [
         "Meanwhile, in the valley.",
@@ -104,17 +110,15 @@ def test_normal_verbosity_names_speakers_in_reading_order() -> None:
 
 
 def test_terse_is_text_only_and_full_announces_panels() -> None:
-    terse = script_page(page(), NarrationPrefs(verbosity=Verbosity.TERSE), names=NAMES)
+    terse = script_page(page(), NarrationPrefs(verbosity=Verbosity.TERSE))
     assert terse[1].text == "Who are you?"
-    full = script_page(page(), NarrationPrefs(verbosity=Verbosity.FULL), names=NAMES)
+    full = script_page(page(), NarrationPrefs(verbosity=Verbosity.FULL))
     texts = [u.text for u in full]
     assert texts[0] == "Panel 1. Caption: Meanwhile, in the valley."
     assert texts[1] == "Steenie: Who are you?"  # panel said once per panel
     assert "Panel 2: no text." in texts  # the silent panel is not skipped
     assert texts.index("Panel 2: no text.") < texts.index("Panel 3. Sound: Krakoom!")
-    by_balloon = script_page(
-        page(), NarrationPrefs(verbosity=Verbosity.FULL), unit=ReadingUnit.BALLOON, names=NAMES
-    )
+    by_balloon = script_page(page(), NarrationPrefs(verbosity=Verbosity.FULL), unit=ReadingUnit.BALLOON)
     assert by_balloon[1].text == "Panel 1. Steenie: Who are you?"
 
 
@@ -124,7 +128,7 @@ def test_kinds_can_be_skipped() -> None:
 
 
 def test_uncertainty_cues() -> None:
-    tone = script_page(page(), NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE), names=NAMES)
+    tone = script_page(page(), NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE))
     last = tone[-1]
     assert last.text == "Someone: Grblx" and last.uncertain
     caps = Capabilities(can_tone=True, per_utterance_voice=True, pitch_range=(0.5, 1.5))
@@ -148,7 +152,7 @@ def test_a_name_that_is_only_a_guess_is_said_probably() -> None:
 
 
 def test_character_voices_are_distinct_and_stable() -> None:
-    utts = script_page(page(), NarrationPrefs(), names=NAMES)
+    utts = script_page(page(), NarrationPrefs())
     voices = tuple(Voice(f"en+{v}", v) for v in ("m1", "m2", "m3", "m4", "m7", "f1", "f2", "f3", "f4"))
     caps = Capabilities(per_utterance_voice=True, voices=voices, pitch_range=(0.5, 1.5))
     voices_on_page = page_voices(utts)
@@ -207,15 +211,15 @@ def test_text_without_panels_or_speakers_is_read_plainly() -> None:
 
 def test_overview_where_am_i_and_groups() -> None:
     a = page()
-    assert page_overview(a, NAMES) == (
+    assert page_overview(a) == (
         "Page 4: 3 panels, 4 balloons, 1 caption, 1 sound effect, 2 speakers: Steenie, the stranger."
     )
-    assert describe_here(a, "p1", NAMES) == "3 text blocks; Steenie, the stranger speak."
+    assert describe_here(a, "p1") == "3 text blocks; Steenie, the stranger speak."
     assert describe_here(a, "p2") == "No text here."
     assert (
         where_am_i("Bone", 4, 20, 2, 6, "No text here.") == "Bone, page 4 of 20, panel 2 of 6. No text here."
     )
-    utts = script_page(a, NarrationPrefs(verbosity=Verbosity.FULL), names=NAMES)
+    utts = script_page(a, NarrationPrefs(verbosity=Verbosity.FULL))
     panels = group_by_unit(utts, ReadingUnit.PANEL)
     assert [{u.region.panel for u in g} for g in panels] == [{"p1"}, {"p2"}, {"p3"}]
     assert len(group_by_unit(utts, ReadingUnit.BALLOON)) == 7
@@ -224,11 +228,10 @@ def test_overview_where_am_i_and_groups() -> None:
 
 def test_overview_counts_one_person_seen_in_two_panels_once() -> None:
     a = page()
-    again = Character("c3", BBox(250, 50, 290, 100), 0.8, "test", panel="p3", cluster="k1")
+    again = Character("c3", BBox(250, 50, 290, 100), 0.8, "test", panel="p3", cluster="k1", label="Steenie")
     speakers = (*(s for s in a.speakers if s.balloon != "b5"), _link("b5", "c3"))
     a = replace(a, characters=(*a.characters, again), speakers=speakers)
-    assert page_overview(a).endswith("2 speakers: character 1, the stranger.")
-    assert page_overview(a, NAMES).endswith("2 speakers: Steenie, the stranger.")
+    assert page_overview(a).endswith("2 speakers: Steenie, the stranger.")
 
 
 def test_prefs_persist_atomically_and_keep_other_settings(tmp_path: Path) -> None:

@@ -60,8 +60,8 @@ def page(*, characters_ran: bool = True) -> PageAnalysis:
         Balloon("b4", BalloonKind.OTHER, BBox(250, 400, 350, 430), "BAKERY", 0.9, "t", panel="p2", order=4),
     )
     chars = (
-        Character("c1", BBox(20, 80, 150, 290), 0.8, "t", panel="p1", name="Steenie"),
-        Character("c2", BBox(230, 80, 380, 290), 0.8, "t", panel="p1", name="Dougal"),
+        Character("c1", BBox(20, 80, 150, 290), 0.8, "t", panel="p1", name="Steenie", label="Steenie"),
+        Character("c2", BBox(230, 80, 380, 290), 0.8, "t", panel="p1", name="Dougal", label="Dougal"),
     )
     speakers = (
         SpeakerLink("b1", "c1", 0.8, SpeakerReason.TAIL, "t"),

@@ -1,19 +1,22 @@
 """Page analyses cached on disk, keyed by book content + page + code version.
 
-The key includes a fingerprint of the analysis code itself (the source of the analysis and
-models packages and the page model) and of the OCR package, so a new pipeline version never
-serves stale results — calibre's rule. Entries are JSON (``PageAnalysis.to_json``), written
+The key includes a fingerprint of the stages' code and parameters (:func:`pipeline_fingerprint`)
+and of the packages that run their models, so a new pipeline version never serves stale
+results — calibre's rule. Entries are JSON (``PageAnalysis.to_json``), written
 atomically; a damaged or foreign entry is ignored and recomputed, never fatal.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Protocol
 
 from panelvox import __version__, paths
 from panelvox.analysis.pipeline import Stage, analyze_page
@@ -24,7 +27,6 @@ from panelvox.model import Image, PageAnalysis, ReadingDirection
 log = logging.getLogger(__name__)
 
 _PKG = Path(__file__).resolve().parent.parent  # app/panelvox
-_CODE_DIRS = ("analysis", "models")
 _RUNTIME_PACKAGES = ("rapidocr", "onnxruntime", "onnxruntime-gpu", "opencv-python-headless")
 
 
@@ -33,22 +35,66 @@ def default_cache_dir() -> Path:
 
 
 def pipeline_fingerprint(stages: Sequence[Stage]) -> str:
-    """A short hash of everything that decides what the stages output."""
+    """A short hash of everything that decides what the stages output.
+
+    The stages' own code (the modules of the stage classes and of the objects they hold,
+    with every Panelvox module those import, followed statically), the data files next to
+    that code, the stages' parameters and the versions of the runtime packages that run the
+    models. Code that only reads or shows the cached result (the names pass, the commands,
+    the reader) is not in it, so changing it keeps every user's cache.
+    """
     h = hashlib.sha256(__version__.encode())
     h.update(repr([type(s).__qualname__ for s in stages]).encode())
-    files = [_PKG / "model.py"]
-    for d in _CODE_DIRS:
-        files.extend(sorted((_PKG / d).rglob("*")))
-    for f in files:
-        if f.is_file() and f.suffix in {".py", ".json", ".txt", ".onnx"}:
-            h.update(f.relative_to(_PKG).as_posix().encode())
-            h.update(f.read_bytes())
+    for stage in stages:
+        h.update(repr(getattr(stage, "params", None)).encode())
+    for path in _stage_sources(stages):
+        h.update(path.relative_to(_PKG).as_posix().encode())
+        h.update(path.read_bytes())
     for name in _RUNTIME_PACKAGES:
         try:
             h.update(f"{name}={metadata.version(name)}".encode())
         except metadata.PackageNotFoundError:
             continue
     return h.hexdigest()[:16]
+
+
+def _stage_sources(stages: Sequence[Stage]) -> list[Path]:
+    """The Panelvox files the stages' code comes from: modules and the data beside them."""
+    roots = set()
+    for stage in stages:
+        roots.add(type(stage).__module__)
+        roots.update(type(v).__module__ for v in vars(stage).values() if hasattr(v, "__dict__"))
+    seen: set[Path] = set()
+    todo = [p for p in (_module_file(m) for m in roots) if p is not None]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        todo.extend(p for p in map(_module_file, _panelvox_imports(path)) if p is not None and p not in seen)
+    data = {f for d in {p.parent for p in seen} for f in (d / "data").rglob("*") if f.is_file()}
+    return sorted(seen | data)
+
+
+def _module_file(module: str | None) -> Path | None:
+    if not module or module.split(".")[0] != "panelvox":
+        return None
+    base = _PKG.joinpath(*module.split(".")[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _panelvox_imports(path: Path) -> set[str]:
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)  # submodules imported by name
+    return out
 
 
 class AnalysisCache:
@@ -109,3 +155,21 @@ class PageAnalyzer:
         if self.cache is not None and not analysis.notices:
             self.cache.put(book_hash, analysis)
         return analysis
+
+    def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
+        """The analysis of ``book``'s page ``page`` (1-based): what the page service asks for."""
+        return self.analyze(
+            book.content_hash, page, direction, functools.partial(book.load_page_array, page - 1)
+        )
+
+
+class PageImages(Protocol):
+    """What analysing a book's pages needs of the book (:class:`panelvox.books.Book` has it)."""
+
+    @property
+    def path(self) -> Path: ...  # where it is: a worker process opens it again
+
+    @property
+    def content_hash(self) -> str: ...
+
+    def load_page_array(self, index: int) -> Image: ...

@@ -86,12 +86,12 @@ def default_stages() -> tuple[Stage, ...]:
     from panelvox.analysis.speakers_stage import SpeakersStage
     from panelvox.analysis.text_stage import TextStage
 
-    words = WordList.load()  # shared: text (spacing), balloons (hyphen joins), speakers (names)
+    words = WordList.load()  # shared: text (spacing), balloons (hyphen joins)
     return (
         PanelStage(),
         TextStage(words=words),
         BalloonsStage(words=words),
         OrderStage(),
         CharactersStage(),  # needs panels and blocks
-        SpeakersStage(words=words),  # needs characters and the reading order of blocks
+        SpeakersStage(),  # needs characters and the reading order of blocks
     )

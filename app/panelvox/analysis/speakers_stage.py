@@ -17,7 +17,8 @@ Blocks are taken in reading order. For each one:
   panel has no character at all: never a guess from another panel. The one exception is a
   tail that itself crosses the gutter: its tip, in the next panel, picks from that panel.
 
-Names are then learned from what was said (:mod:`panelvox.analysis.names`).
+Names are not given here: the book's names pass does it after the cache
+(:mod:`panelvox.names.book_names`), where the book's other pages and the user's names are known.
 """
 
 from __future__ import annotations
@@ -26,8 +27,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from panelvox.analysis.lettering import WordList
-from panelvox.analysis.names import name_page
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -63,20 +62,12 @@ class SpeakersStage:
 
     name = STAGE
 
-    def __init__(
-        self,
-        params: SpeakerParams | None = None,
-        known_names: Sequence[str] = (),
-        words: WordList | None = None,
-    ) -> None:
+    def __init__(self, params: SpeakerParams | None = None) -> None:
         self.params = params or SpeakerParams()
-        self.known_names = tuple(known_names)  # ComicInfo ``Characters`` of the book
-        self.words = words if words is not None else WordList.load()
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         links = attribute(analysis, self.params)
-        out = replace(analysis, speakers=links, stages=(*analysis.stages, STAGE))
-        return name_page(out, self.words, known_names=self.known_names)
+        return replace(analysis, speakers=links, stages=(*analysis.stages, STAGE))
 
 
 def attribute(analysis: PageAnalysis, params: SpeakerParams | None = None) -> tuple[SpeakerLink, ...]:

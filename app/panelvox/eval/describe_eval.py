@@ -32,7 +32,6 @@ need a model's samples; they are measured only in ``model`` mode.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 import time
@@ -43,9 +42,9 @@ from typing import Any
 
 from panelvox.analysis.cache import PageAnalyzer
 from panelvox.analysis.pipeline import Stage, default_stages
+from panelvox.eval.dataset_book import dataset_pages
 from panelvox.eval.dialogue_metrics import extract_quotes, narration_faithfulness, quote_supported
 from panelvox.eval.ground_truth import Dataset, GTPage
-from panelvox.eval.runner import load_page_image
 from panelvox.model import Image, PageAnalysis
 from panelvox.narration.describe import (
     Claim,
@@ -244,10 +243,9 @@ def _analyzer(stages: Sequence[Stage] | None) -> PageAnalyzer:
 
 
 def _analyse(page: GTPage, analyzer: PageAnalyzer) -> tuple[Image, PageAnalysis]:
-    """The page image and its analysis (page number 1: each image is its own one-page book)."""
-    image = load_page_image(page)
-    digest = hashlib.sha256(image.tobytes()).hexdigest()
-    return image, analyzer.analyze(digest, 1, page.direction, lambda: image)
+    """The page image and the page as the page service reads it (each image its own book)."""
+    with dataset_pages(page.page_id, [page], analyzer) as service:
+        return service.image(1), service.read(1)
 
 
 def _ratio(num: int, den: int) -> float:

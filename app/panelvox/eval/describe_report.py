@@ -16,8 +16,7 @@ from panelvox.eval.progress import ProgressBar
 from panelvox.i18n import _
 from panelvox.models.registry import ModelRegistry, read_gguf_info
 from panelvox.narration.describe import DescribeConfig, Describer
-from panelvox.narration.describe_cmd import entry_for
-from panelvox.narration.vlm_backend import BackendConfig, Device, LlamaBackend
+from panelvox.narration.vlm_backend import BackendConfig, Device, LlamaBackend, entry_for
 
 
 def resolve_source(source: ClaimSource, registry: ModelRegistry) -> ClaimSource:

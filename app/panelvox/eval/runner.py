@@ -1,8 +1,10 @@
 """``panelvox eval``: run the pipeline over a dataset and measure it.
 
 The pipeline is built once (``default_stages()``, or the ``stages`` a caller injects,
-which is how tests run the runner with an oracle stage), each page image is decoded with
-PIL, analysed with :func:`analyze_page` and scored (:mod:`panelvox.eval.page_scoring`).
+which is how tests run the runner with an oracle stage); each book of the dataset is read
+through the page service, page by page in order (:mod:`panelvox.eval.dataset_book`), so what
+is scored is what the listener gets, the book's names included
+(:mod:`panelvox.eval.page_scoring`).
 A metric whose pipeline stage does not exist is reported as ``"not implemented"``; one
 the dataset has no annotation for as ``"n/a"``; never as zero.
 """
@@ -16,12 +18,10 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-import numpy as np
-from PIL import Image as PILImage
-
-from panelvox.analysis.pipeline import Stage, analyze_page, default_stages, empty_analysis
-from panelvox.errors import DatasetError
+from panelvox.analysis.cache import PageAnalyzer
+from panelvox.analysis.pipeline import Stage, default_stages, empty_analysis
 from panelvox.eval.aggregate import NOT_ANNOTATED, NOT_IMPLEMENTED, MetricValue, aggregate, group_metric_names
+from panelvox.eval.dataset_book import books_of, dataset_pages
 from panelvox.eval.ground_truth import Dataset, GTPage
 from panelvox.eval.page_scoring import (
     GROUP_FACTS,
@@ -31,7 +31,6 @@ from panelvox.eval.page_scoring import (
     required_stages,
     score_page,
 )
-from panelvox.i18n import _
 from panelvox.model import Image, PageAnalysis
 
 log = logging.getLogger(__name__)
@@ -87,19 +86,6 @@ class DatasetResult:
         return self.pages / self.seconds if self.seconds > 0 else float("nan")
 
 
-def load_page_image(page: GTPage) -> Image:
-    """The page as an RGB uint8 array."""
-    try:
-        with PILImage.open(page.image_path) as im:
-            return np.asarray(im.convert("RGB"), dtype=np.uint8)
-    except (OSError, ValueError) as exc:
-        raise DatasetError(
-            # Translators: printed when a page image of an evaluation dataset cannot be opened.
-            _("A page image of the evaluation data cannot be opened."),
-            detail=f"{page.image_path}: {exc!r}",
-        ) from exc
-
-
 def select_stages(stages: Sequence[Stage], stage: EvalStage) -> tuple[Stage, ...]:
     needs = PIPELINE_NEEDS[stage]
     return tuple(s for s in stages if needs is None or s.name in needs)
@@ -144,32 +130,44 @@ def run_eval(
     scored_any: set[Group] = set()
     records = []
     total = 0.0
-    for k, (page, groups) in enumerate(selected):
-        if progress is not None:
-            progress(k, len(selected), page.page_id)
-        annotated_any |= groups
-        scored = frozenset(g for g in groups if all(s in available for s in required_stages(g, page)))
-        if Group.NARRATION in groups:
-            scored |= {Group.NARRATION}
-        start = time.perf_counter()
-        image = load_page_image(page)
-        if scored - _NO_PREDICTION:
-            pred = analyze_page(image, page=k + 1, direction=page.direction, stages=pipeline)
-        else:  # only oracle metrics here: no need to run the pipeline
-            pred = empty_analysis(image, k + 1, page.direction)
-        if on_page is not None:
-            on_page(page, image, pred)
-        oracle = None
-        if order_stage is not None and scored & {Group.PANEL_ORDER_ORACLE, Group.TEXT_ORDER_ORACLE}:
-            oracle = oracle_order(page, image, order_stage)
-        seconds = time.perf_counter() - start
-        total += seconds
-        scored_any |= scored
-        records.append(
-            score_page(
-                page, pred, scored, seconds=seconds, oracle=oracle, narration=_narration_for(narrations, page)
-            )
-        )
+    groups_of = {p.page_id: g for p, g in selected}
+    done = 0
+    analyzer = PageAnalyzer(pipeline, None)  # never the user's cache: every run measures the code
+    for name, book_pages in books_of([p for p, _ in selected]):
+        with dataset_pages(name, book_pages, analyzer) as service:
+            for number, page in enumerate(book_pages, start=1):
+                if progress is not None:
+                    progress(done, len(selected), page.page_id)
+                done += 1
+                groups = groups_of[page.page_id]
+                annotated_any |= groups
+                scored = frozenset(g for g in groups if all(s in available for s in required_stages(g, page)))
+                if Group.NARRATION in groups:
+                    scored |= {Group.NARRATION}
+                start = time.perf_counter()
+                image = service.image(number)
+                if scored - _NO_PREDICTION:
+                    pred = service.read(number)  # as the listener gets it: the book's names too
+                else:  # only oracle metrics here: no need to run the pipeline
+                    pred = empty_analysis(image, number, page.direction)
+                if on_page is not None:
+                    on_page(page, image, pred)
+                oracle = None
+                if order_stage is not None and scored & {Group.PANEL_ORDER_ORACLE, Group.TEXT_ORDER_ORACLE}:
+                    oracle = oracle_order(page, image, order_stage)
+                seconds = time.perf_counter() - start
+                total += seconds
+                scored_any |= scored
+                records.append(
+                    score_page(
+                        page,
+                        pred,
+                        scored,
+                        seconds=seconds,
+                        oracle=oracle,
+                        narration=_narration_for(narrations, page),
+                    )
+                )
     if progress is not None:
         progress(len(selected), len(selected), "")
     metrics: dict[str, MetricValue] = {}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 from PIL import Image as PILImage
 
-from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _
 from panelvox.model import BalloonKind, BBox, Image, PageAnalysis, Panel
+from panelvox.narration.script import speaker_labels
 from panelvox.narration.vlm_backend import Generation, LlamaBackend
 
 log = logging.getLogger(__name__)
@@ -224,22 +224,15 @@ def _position(box: BBox, panel: BBox) -> str:
     return f"{vert} {horiz}".strip()
 
 
-def known_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
+def known_names(analysis: PageAnalysis) -> dict[str, str]:
     """Character id -> name for every character with a known name on the page."""
-    out = {c.id: c.name for c in analysis.characters if c.name}
-    names = names or {}
-    for c in analysis.characters:
-        if c.id in names:
-            out[c.id] = names[c.id]
-        elif c.cluster and c.cluster in names:
-            out[c.id] = names[c.cluster]
-    return {k: v for k, v in out.items() if v}
+    return {c.id: c.name for c in analysis.characters if c.name}
 
 
-def panel_facts(analysis: PageAnalysis, panel: Panel, names: Mapping[str, str] | None = None) -> PanelFacts:
+def panel_facts(analysis: PageAnalysis, panel: Panel) -> PanelFacts:
     """The verified facts of one panel, as the describer gives them to the model."""
-    named = known_names(analysis, names)
-    spoken = speaker_names(analysis, names)
+    named = known_names(analysis)
+    spoken = speaker_labels(analysis)
     dialogue = []
     for block in analysis.blocks_of(panel.id):
         if block.kind in (BalloonKind.SFX, BalloonKind.OTHER) or not block.text.strip():
@@ -324,10 +317,9 @@ class Describer:
         image: Image | None,
         analysis: PageAnalysis,
         panel: Panel,
-        names: Mapping[str, str] | None = None,
     ) -> PanelDescription:
         """``config.samples`` samples of claims about ``panel`` (the image is the whole page)."""
-        facts = panel_facts(analysis, panel, names)
+        facts = panel_facts(analysis, panel)
         png = crop_png(image, panel.bbox, self.config.crop_max_side) if image is not None else None
         grammar = claims_grammar(self.config)
         prompt = build_prompt(facts, self.config)
@@ -357,12 +349,9 @@ class Describer:
         self,
         image: Image | None,
         analysis: PageAnalysis,
-        names: Mapping[str, str] | None = None,
         panels: Sequence[Panel] | None = None,
     ) -> list[PanelDescription]:
-        return [
-            self.describe_panel(image, analysis, p, names) for p in (panels or analysis.panels_in_order())
-        ]
+        return [self.describe_panel(image, analysis, p) for p in (panels or analysis.panels_in_order())]
 
 
 def no_description_notice() -> str:

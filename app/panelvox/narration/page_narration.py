@@ -9,15 +9,14 @@ balloon or panel they rest on and say "I can't tell" when nothing on the page su
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _
 from panelvox.model import BalloonKind, PageAnalysis
 from panelvox.narration.describe import SYSTEM_PROMPT, Claim, ClaimKind
 from panelvox.narration.prefs import UncertaintyCue, UtteranceKind
-from panelvox.narration.script import Flag, Region, Utterance
+from panelvox.narration.script import Flag, Region, Utterance, speaker_labels
 from panelvox.narration.verify import (
     Decision,
     FlaggedPolicy,
@@ -139,13 +138,12 @@ class PageNarration:
 def compose_page_narration(
     analysis: PageAnalysis,
     panels: Sequence[VerifiedPanel],
-    names: Mapping[str, str] | None = None,
     *,
     policy: FlaggedPolicy = FlaggedPolicy.CUE,
     max_words: int = MAX_PAGE_WORDS,
 ) -> PageNarration:
     """Characters, setting and interaction of the page, from verified claims and OCR dialogue."""
-    spoken = speaker_names(analysis, names)
+    spoken = speaker_labels(analysis)
     by_panel = {p.panel_id: p for p in panels}
     # parts: (priority, text); lower priority numbers survive the word budget longer
     parts: list[tuple[int, str]] = []
@@ -266,7 +264,6 @@ def ask(
     question: str,
     analysis: PageAnalysis,
     panels: Sequence[VerifiedPanel] = (),
-    names: Mapping[str, str] | None = None,
     *,
     backend: LlamaBackend | None = None,
     config: VerifyConfig | None = None,
@@ -274,7 +271,7 @@ def ask(
     """Answer a question about the page from the verified structure (and the model, when given)."""
     config = config or VerifyConfig()
     q = question.strip()
-    spoken = speaker_names(analysis, names)
+    spoken = speaker_labels(analysis)
     panel_id = _panel_asked(q, analysis)
     blocks = analysis.blocks_of(panel_id) if panel_id else analysis.blocks_in_order()
     number = {b.id: i for i, b in enumerate(analysis.blocks_in_order(), 1)}

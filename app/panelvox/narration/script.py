@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from panelvox.analysis.names import speaker_names
 from panelvox.i18n import _, ngettext
-from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel
+from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, SpeakerLink, SpeakerReason
 from panelvox.narration.normalize import detect_language, normalize_for_speech
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
@@ -70,12 +69,40 @@ _KIND = {
 }
 
 
+def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
+    """Character id -> what the listener hears for it, for every character that speaks.
+
+    The labels come with the page (the book's names pass sets them); in order of each
+    character's first line.
+    """
+    labels = analysis.labels()
+    out: dict[str, str] = {}
+    for block in analysis.blocks_in_order():
+        link = analysis.speaker_of(block.id)
+        if link is not None and link.character in labels:
+            out.setdefault(link.character, labels[link.character])
+    return out
+
+
+def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
+    """Who says a block, in words: a name, "character 2", "narrator", "someone"; None for nobody."""
+    if link is None:
+        return None
+    if link.reason is SpeakerReason.NARRATOR:
+        # Translators: the speaker of a caption box.
+        return _("narrator")
+    char = analysis.character(link.character)
+    if char is None or not char.label:
+        # Translators: the speaker of a balloon when no character could be found ("someone says").
+        return _("someone")
+    return char.label
+
+
 def script_page(
     analysis: PageAnalysis,
     prefs: NarrationPrefs,
     *,
     unit: ReadingUnit | None = None,
-    names: Mapping[str, str] | None = None,
 ) -> list[Utterance]:
     """The utterances of one page in reading order, shaped by ``prefs``.
 
@@ -83,7 +110,7 @@ def script_page(
     reading balloon by balloon, each balloon says its panel; otherwise the first one does.
     """
     unit = unit or prefs.unit
-    builder = _Builder(analysis, prefs, unit, speaker_names(analysis, names))
+    builder = _Builder(analysis, prefs, unit, speaker_labels(analysis))
     return builder.build()
 
 
@@ -225,8 +252,10 @@ class _Builder:
         if link.character is None:
             # Translators: the speaker of a balloon whose speaker is not on the page.
             return _("someone"), SOMEONE, link.confidence
-        char = next((c for c in self.analysis.characters if c.id == link.character), None)
-        name = self.speakers[link.character]
+        char = self.analysis.character(link.character)
+        name = self.speakers.get(link.character)
+        if name is None:  # a page that has not been through the names pass
+            return _("someone"), SOMEONE, link.confidence
         key = (char.cluster if char is not None and char.cluster else None) or name
         sure = link.confidence
         if char is not None and char.name == name:  # a name can be a guess ("probably Steenie")
@@ -303,7 +332,7 @@ def group_by_unit(utterances: Sequence[Utterance], unit: ReadingUnit) -> list[li
     return groups
 
 
-def page_overview(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> str:
+def page_overview(analysis: PageAnalysis) -> str:
     """ "Page 4: 6 panels, 11 balloons, 3 speakers: Steenie, the stranger, Dougal." """
     parts = [ngettext("{n} panel", "{n} panels", len(analysis.panels)).format(n=len(analysis.panels))]
     balloons = sum(b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT) for b in analysis.blocks)
@@ -315,7 +344,7 @@ def page_overview(analysis: PageAnalysis, names: Mapping[str, str] | None = None
     if sfx:
         parts.append(ngettext("{n} sound effect", "{n} sound effects", sfx).format(n=sfx))
     # one person seen in two panels is two characters with one name: counted once
-    speakers = list(dict.fromkeys(speaker_names(analysis, names).values()))
+    speakers = list(dict.fromkeys(speaker_labels(analysis).values()))
     if speakers:
         parts.append(
             ngettext("{n} speaker", "{n} speakers", len(speakers)).format(n=len(speakers))
@@ -326,15 +355,13 @@ def page_overview(analysis: PageAnalysis, names: Mapping[str, str] | None = None
     return _("Page {page}: {parts}.").format(page=analysis.page, parts=", ".join(parts))
 
 
-def describe_here(
-    analysis: PageAnalysis, panel_id: str | None = None, names: Mapping[str, str] | None = None
-) -> str:
+def describe_here(analysis: PageAnalysis, panel_id: str | None = None) -> str:
     """What is in a panel (or the page): "2 balloons, Steenie and Dougal speak." """
     blocks = analysis.blocks_of(panel_id) if panel_id is not None else analysis.blocks_in_order()
     if not blocks:
         # Translators: "where am I" for a panel or page without lettering.
         return _("No text here.")
-    spoken = speaker_names(analysis, names)
+    spoken = speaker_labels(analysis)
     who = []
     for b in blocks:
         link = analysis.speaker_of(b.id)

@@ -18,13 +18,22 @@ Flagged claims are then dropped or spoken with the uncertainty cue (the user's c
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from panelvox.analysis.names import speaker_names
-from panelvox.model import BalloonKind, PageAnalysis
-from panelvox.narration.describe import Claim, ClaimKind, PanelClaims, PanelDescription, known_names
+from panelvox.errors import BookError
+from panelvox.i18n import _
+from panelvox.model import BalloonKind, Image, PageAnalysis
+from panelvox.narration.describe import (
+    Claim,
+    ClaimKind,
+    Describer,
+    PanelClaims,
+    PanelDescription,
+    known_names,
+)
+from panelvox.narration.script import speaker_labels
 from panelvox.textmatch import partial_similarity, word_form
 
 
@@ -361,7 +370,6 @@ def _agreement(
 def verify_panel(
     description: PanelDescription,
     analysis: PageAnalysis,
-    names: Mapping[str, str] | None = None,
     config: VerifyConfig = VerifyConfig(),
 ) -> VerifiedPanel:
     """Check the first sample's claims against the page and the other samples."""
@@ -369,7 +377,7 @@ def verify_panel(
     if not description.samples:
         return VerifiedPanel(facts.panel_id, facts.panel_number, ())
     primary, others = description.samples[0], description.samples[1:]
-    page = _Page(analysis, facts.panel_id, known_names(analysis, names), speaker_names(analysis, names))
+    page = _Page(analysis, facts.panel_id, known_names(analysis), speaker_labels(analysis))
     out: list[VerifiedClaim] = []
     char_flags = _character_count_flags(primary, page)
     for claim in primary.claims:
@@ -478,7 +486,7 @@ def verify_narration(
     text: str, analysis: PageAnalysis, config: VerifyConfig = VerifyConfig()
 ) -> tuple[str, list[HallucinationFlag]]:
     """Free text (a one-shot model narration): sentences quoting text not on the page are removed."""
-    page = _Page(analysis, "", known_names(analysis), speaker_names(analysis))
+    page = _Page(analysis, "", known_names(analysis), speaker_labels(analysis))
     kept, flags = [], []
     for sentence in re.split(r"(?<=[.!?…])\s+", text.strip()):
         found = [
@@ -490,3 +498,19 @@ def verify_narration(
         if not found:
             kept.append(sentence)
     return " ".join(kept), flags
+
+
+def describe_verified(
+    describer: Describer, image: Image | None, analysis: PageAnalysis, panel: int | None = None
+) -> list[VerifiedPanel]:
+    """Describe and verify the page's panels (or the ``panel``-th one, 1-based)."""
+    panels = analysis.panels_in_order()
+    if panel is not None:
+        if not 1 <= panel <= len(panels):
+            raise BookError(
+                # Translators: asked to describe a panel number the page does not have.
+                _("There is no panel {n} on this page.").format(n=panel),
+                detail=f"{len(panels)} panels",
+            )
+        panels = [panels[panel - 1]]
+    return [verify_panel(d, analysis) for d in describer.describe_page(image, analysis, panels=panels)]

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
+from panelvox.models.registry import ModelEntry, ModelRegistry, ModelRole, read_gguf_info
 
 _GGML_LOG_ERROR = 3  # enum ggml_log_level
 
@@ -323,3 +324,20 @@ class LlamaBackend:
         if self._llm is not None:
             self._llm.close()
             self._llm = None
+
+
+def entry_for(name: str | None, registry: ModelRegistry) -> ModelEntry:
+    """The named model (or the first vision model added, else the first text model)."""
+    try:
+        return registry.get(name, None if name else ModelRole.VLM)
+    except ModelUnavailable:
+        if name is not None:
+            raise
+        return registry.get(None, ModelRole.LLM)
+
+
+def backend_for(name: str | None, registry: ModelRegistry, device: Device = Device.AUTO) -> LlamaBackend:
+    """A backend for the named model (or the first vision model added)."""
+    entry = entry_for(name, registry)
+    read_gguf_info(entry.path)  # a moved or damaged file fails here with a clear message
+    return LlamaBackend(BackendConfig(entry.path, entry.mmproj, device=device))

@@ -3,14 +3,14 @@
 The controller replaces the wanted list after every move (the current page first, then
 the pages ahead), so pages the user jumped away from are never started; a worker thread
 takes from it. Qt-free: the view runs :meth:`take` in a ``QThread`` and sends results back
-with a queued signal. The reader's thread hands each job to a worker process
-(:mod:`panelvox.reader.analysis_worker`), which runs :func:`run_job` there; tests that inject
-cheap stages run :func:`run_job` in the thread itself.
+with a queued signal. :func:`run_job` reads the page through the book's page service; the
+service's analyzer is, in the reader, a worker process
+(:mod:`panelvox.reader.analysis_worker`), and in tests that inject cheap stages, those
+stages run in the thread itself.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from panelvox.analysis.book_names import BookNames
-from panelvox.analysis.cache import PageAnalyzer
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.pages import PageService
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +31,13 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class Job:
     token: int  # which opening of which book (results for an old token are dropped)
-    book: Book
+    pages: PageService[Book]  # the open book's page service
     page: int  # 0-based
     direction: ReadingDirection
+
+    @property
+    def book(self) -> Book:
+        return self.pages.book
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,23 +90,12 @@ class AnalysisJobs(WorkQueue[Job]):
     """A replaceable, thread-safe list of pages to work on."""
 
 
-def run_job(job: Job, analyzer: PageAnalyzer) -> JobResult:
-    """Analyse one page (cached when possible); a bad page becomes a spoken sentence."""
+def run_job(job: Job) -> JobResult:
+    """Read one page through the book's page service; a bad page becomes a spoken sentence."""
     start = time.perf_counter()
     try:
-        analysis = analyzer.analyze(
-            job.book.content_hash,
-            job.page + 1,
-            job.direction,
-            functools.partial(job.book.load_page_array, job.page),
-        )
+        analysis = job.pages.read(job.page + 1, job.direction)
     except PanelvoxError as exc:
         log.warning("page %d not analysed: %s", job.page + 1, exc.detail or exc.message)
         return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start)
-    # after the cache: ComicInfo names and the user's renames (`panelvox names`) stay current
-    names = BookNames.for_book(job.book)
-    try:
-        analysis = names.apply(analysis, functools.partial(job.book.load_page_array, job.page))
-    except PanelvoxError as exc:  # the page decoded once already; a name must never cost it
-        log.warning("names not applied to page %d: %s", job.page + 1, exc.detail or exc.message)
     return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)

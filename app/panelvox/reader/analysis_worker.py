@@ -2,12 +2,13 @@
 
 Native calls of the pipeline (OpenCV, onnxruntime, numpy) hold the GIL for tens of
 milliseconds; run in a thread of the UI process they make the UI late. Here the UI side
-(:class:`ProcessAnalyzer`, called on the view's analysis thread) sends a small
+(:class:`ProcessAnalyzer`, the page service's analyzer, called on the view's analysis thread) sends a small
 :class:`PageRequest` — the book's path, content hash, page and reading direction, never the
 book itself — to one worker process started with the ``spawn`` method (a Qt process must
 never fork). The worker opens the book itself, builds ``default_stages()`` once (the OCR
 sessions load once), analyses through the shared on-disk :class:`PageAnalyzer` cache and
-answers with ``PageAnalysis.to_json()``.
+answers with ``PageAnalysis.to_json()``. The book's names are applied on the reader's side,
+by the page service (they depend on the user's store and the pages read so far).
 
 A worker that dies (a crash in native code, the out-of-memory killer) costs the page it was
 on — announced as not analysable — and a new worker starts on the next request. Waiting is
@@ -26,10 +27,10 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
-from panelvox.errors import BookError, PanelvoxError, SchemaError
+from panelvox.analysis.cache import PageImages
+from panelvox.errors import AnalysisError, BookError, PanelvoxError, SchemaError
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis, ReadingDirection
-from panelvox.reader.analysis_jobs import Job, JobResult
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,6 @@ def worker_main(conn: Connection, cache_dir: str | None) -> None:
     from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
     from panelvox.analysis.pipeline import default_stages
     from panelvox.books import Book, open_book
-    from panelvox.reader.analysis_jobs import run_job
 
     stages = default_stages()
     cache = AnalysisCache(Path(cache_dir), pipeline_fingerprint(stages)) if cache_dir else None
@@ -101,9 +101,8 @@ def worker_main(conn: Connection, cache_dir: str | None) -> None:
                 if book.content_hash != request.content_hash:
                     # Translators: said when a book's file was replaced while it was being read.
                     raise BookError(_("This book changed on disk. Open it again."), detail=request.book_path)
-                result = run_job(Job(0, book, request.page, direction), analyzer)
-                data = result.analysis.to_json() if result.analysis is not None else None
-                reply = PageReply(request.page, data, result.error, result.seconds)
+                analysis = analyzer.analyze_page(book, request.page + 1, direction)
+                reply = PageReply(request.page, analysis.to_json(), None, time.perf_counter() - start)
             except PanelvoxError as exc:
                 log.warning("page %d not analysed: %s", request.page + 1, exc.detail or exc.message)
                 reply = PageReply(request.page, None, exc.message, time.perf_counter() - start)
@@ -171,35 +170,32 @@ class ProcessAnalyzer:
         self.started += 1
         log.info("analysis worker %d started", proc.pid)
 
-    def __call__(self, job: Job) -> JobResult:
-        start = time.perf_counter()
-        request = PageRequest(str(job.book.path), job.book.content_hash, job.page, job.direction.value)
+    def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
+        """Page ``page`` (1-based) of ``book``, analysed by the worker; :class:`AnalysisError`
+        (one spoken sentence) when it cannot be, the worker lost included."""
+        index = page - 1
+        request = PageRequest(str(book.path), book.content_hash, index, direction.value)
         try:
             self.start()
             assert self._conn is not None
             self._conn.send(request)
-            self.working_on = job.page
+            self.working_on = index
             try:
                 reply = self._wait(self._conn)
             finally:
                 self.working_on = None
             if reply.analysis is None:
-                return JobResult(
-                    job.token, job.page, None, reply.error or _not_analysable(job.page), reply.seconds
+                raise AnalysisError(
+                    reply.error or _not_analysable(index), detail="the worker could not read it"
                 )
-            analysis = PageAnalysis.from_json(reply.analysis)
+            return PageAnalysis.from_json(reply.analysis)
         except (WorkerGone, EOFError, OSError) as exc:
-            log.error("analysis worker lost on page %d: %s", job.page + 1, exc)
+            log.error("analysis worker lost on page %d: %s", page, exc)
             self._discard()
-            return JobResult(
-                job.token, job.page, None, _not_analysable(job.page), time.perf_counter() - start
-            )
+            raise AnalysisError(_not_analysable(index), detail=repr(exc)) from exc
         except SchemaError as exc:
-            log.error("analysis worker sent a bad page %d: %s", job.page + 1, exc.detail)
-            return JobResult(
-                job.token, job.page, None, _not_analysable(job.page), time.perf_counter() - start
-            )
-        return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)
+            log.error("analysis worker sent a bad page %d: %s", page, exc.detail)
+            raise AnalysisError(_not_analysable(index), detail=exc.detail) from exc
 
     def _wait(self, conn: Connection) -> PageReply:
         deadline = time.monotonic() + self.reply_timeout

@@ -21,12 +21,11 @@ from panelvox.errors import PanelvoxError
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelRegistry, ModelRole
 from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
-from panelvox.narration.describe_cmd import backend_for
 from panelvox.narration.page_narration import Answer, ask, cant_tell, cited_words, panel_utterances
 from panelvox.narration.prefs import UncertaintyCue
 from panelvox.narration.script import Utterance
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, verify_panel
-from panelvox.narration.vlm_backend import LlamaBackend
+from panelvox.narration.vlm_backend import LlamaBackend, backend_for
 from panelvox.reader.analysis_jobs import WorkQueue
 from panelvox.reader.listener import message
 
@@ -107,7 +106,7 @@ class DescribeWorker:
     def backend(self) -> LlamaBackend:
         """The loaded model (loaded here, the first time; a failed load is retried next time)."""
         if self._backend is None:
-            self._backend = backend_for(None, registry=self.registry)
+            self._backend = backend_for(None, self.registry)
         self._backend.load()
         return self._backend
 

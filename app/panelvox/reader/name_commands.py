@@ -4,8 +4,8 @@ A mixin of :class:`~panelvox.reader.reader_controller.ReaderController`, kept ap
 module stays small; it uses only the controller members declared below. The name goes to
 the same store as ``panelvox names --rename`` (:class:`NameStore`), with the character's
 look, so it sticks for the book: on this page by key, on other pages by the figure that
-looks most like it. Pages are then re-read from the analysis cache, where
-:func:`~panelvox.reader.analysis_jobs.run_job` applies the names; nothing is re-analysed.
+looks most like it. Pages are then read again through the page service, which applies the
+names to the cached analysis; nothing is re-analysed.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from panelvox.analysis.name_store import NameStore, character_key, character_look
-from panelvox.analysis.names import speaker_names
-from panelvox.errors import PanelvoxError
+from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.model import Character, PageAnalysis
+from panelvox.names.stores import character_key
+from panelvox.pages import PageService
 from panelvox.reader.controller_members import ControllerMembers
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ class RenameTarget:
 
 class NameCommands(ControllerMembers):
     # Members of the controller this mixin uses (beside ControllerMembers').
-    names: NameStore
+    pages: PageService[Book] | None
 
     def rename_target(self) -> RenameTarget | None:
         """Who speaks the current balloon, or None (and says why) when nobody can be renamed."""
@@ -54,7 +54,7 @@ class NameCommands(ControllerMembers):
             link = analysis.speaker_of(utterance.region.block) if utterance.region.block else None
             if link is not None and link.character in chars:
                 character = chars[link.character]
-                spoken = speaker_names(analysis).get(character.id, character.name or "")
+                spoken = character.label or character.name or ""
                 return RenameTarget(character_key(analysis.page, character), spoken, character, analysis)
         # Translators: said for F2 (rename) on a caption, a sound effect or a balloon with no known speaker.
         self.say_message(_("No character is known to say this, so there is nobody to name."))
@@ -62,16 +62,10 @@ class NameCommands(ControllerMembers):
 
     def rename_speaker(self, target: RenameTarget, name: str) -> None:
         """Store ``name`` for ``target`` (empty: forget the user's name) and re-read the pages."""
-        if self.book is None:
+        if self.pages is None:
             return
-        look = None
         try:
-            image = self.book.load_page_array(target.analysis.page - 1)
-            look = character_look(image, target.analysis, target.character).tolist()
-        except PanelvoxError as exc:  # the name still sticks on this page, by key
-            log.warning("no look stored for %s: %s", target.key, exc.detail or exc.message)
-        try:
-            self.names.rename(self.book.content_hash, target.key, name, look)
+            self.pages.rename(target.analysis, target.character, name)
         except OSError as exc:
             log.warning("cannot store the name of %s: %r", target.key, exc)
             # Translators: said when a character's new name cannot be saved.

@@ -13,13 +13,13 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from panelvox.analysis.cache import PageAnalyzer
-from panelvox.analysis.name_store import NameStore
 from panelvox.books import Book, DirectionOverrides, open_book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 from panelvox.models.registry import ModelRegistry
+from panelvox.names.book_names import BookNames
+from panelvox.names.stores import NameStore
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
 from panelvox.narration.script import (
@@ -30,6 +30,7 @@ from panelvox.narration.script import (
     to_request,
     where_am_i,
 )
+from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
 from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
 from panelvox.reader.commands import Command, help_text
@@ -58,6 +59,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
     def __init__(
         self,
         speech: SpeechQueue,
+        analyzer: PageSource,
         *,
         prefs: NarrationPrefs | None = None,
         settings: ReaderSettings | None = None,
@@ -73,6 +75,8 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         names: NameStore | None = None,
     ) -> None:
         self.speech = speech
+        #: analyses a page of the open book (the reader's worker process, or stages in tests)
+        self.analyzer = analyzer
         self.prefs = prefs or NarrationPrefs()
         self.settings = settings or ReaderSettings()
         self.store = store or PositionStore()
@@ -89,8 +93,10 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         self.describe_jobs = DescribeJobs()
         self.models = models or ModelRegistry()
         self.describe_config = describe_config or DescribeConfig()
-        #: the user's character names (F2); the analysis worker reads the same file
+        #: the user's character names (F2), handed to each book's page service
         self.names = names or NameStore()
+        #: the open book read through the page service: cached analysis, then the book's names
+        self.pages: PageService[Book] | None = None
         self._describe_gen = 0
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
@@ -115,6 +121,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             return False
         self.close_book()
         self.book = book
+        self.pages = PageService(book, self.analyzer, BookNames.for_book(book, self.names))
         self._token += 1
         self.direction = book.direction
         saved = self.store.get(book.content_hash)
@@ -145,9 +152,12 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
     def close_book(self) -> None:
         self.stop()
         self.jobs.set_wanted(())
+        if self.pages is not None:
+            self.pages.save_names()  # what the pages' words taught, for the next session
         if self.book is not None:
             self.book.close()
         self.book = None
+        self.pages = None
         self._results.clear()
         self._outlines.clear()
 
@@ -188,10 +198,10 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         return [i for i in order if 0 <= i < self.page_count and i not in self._results]
 
     def _update_jobs(self) -> None:
-        if self.book is None:
+        if self.pages is None:
             return
-        book, token, direction = self.book, self._token, self.direction
-        self.jobs.set_wanted([Job(token, book, i, direction) for i in self.wanted_pages()])
+        pages, token, direction = self.pages, self._token, self.direction
+        self.jobs.set_wanted([Job(token, pages, i, direction) for i in self.wanted_pages()])
         self._update_status()
 
     def on_result(self, result: JobResult) -> None:
@@ -214,14 +224,14 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
                 self._speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
         self._update_status()
 
-    def analyze_pending(self, analyzer: PageAnalyzer, limit: int | None = None) -> int:
+    def analyze_pending(self, limit: int | None = None) -> int:
         """Run waiting jobs on this thread (tests and benchmarks without a worker)."""
         done = 0
         while limit is None or done < limit:
             job = self.jobs.take(timeout=0)
             if job is None:
                 break
-            self.on_result(run_job(job, analyzer))
+            self.on_result(run_job(job))
             done += 1
         return done
 

@@ -2,8 +2,9 @@
 
 Each ``JobThread`` takes jobs from a Qt-free :class:`AnalysisJobs` list and sends every
 result back with a queued signal, so the UI thread only ever receives finished work. Page
-analysis itself runs in a worker process (:class:`~panelvox.reader.analysis_worker.ProcessAnalyzer`);
-its thread here only waits on a pipe, so the UI process holds no GIL for it.
+analysis itself runs in a worker process (:class:`~panelvox.reader.analysis_worker.ProcessAnalyzer`,
+which the reader closes when it closes); its thread here only waits on a pipe and names the
+page, so the UI process holds the GIL for little of it.
 """
 
 from __future__ import annotations
@@ -37,21 +38,16 @@ class JobThread(QThread):
 
     def run(self) -> None:
         work = self.make_work()
-        try:
-            while not self.jobs.closed:
-                job = self.jobs.take(timeout=0.2)
-                if job is None:
-                    continue
-                try:
-                    result = work(job)
-                except Exception:  # a worker bug must not end reading; the page stays unanalysed
-                    log.exception("worker failed on %r", job)
-                    continue
-                self.done.emit(result)
-        finally:
-            close = getattr(work, "close", None)  # a worker process ends with its thread
-            if callable(close):
-                close()
+        while not self.jobs.closed:
+            job = self.jobs.take(timeout=0.2)
+            if job is None:
+                continue
+            try:
+                result = work(job)
+            except Exception:  # a worker bug must not end reading; the page stays unanalysed
+                log.exception("worker failed on %r", job)
+                continue
+            self.done.emit(result)
 
     def stop(self) -> None:
         self.jobs.close()

@@ -47,6 +47,8 @@ class Reader:
         self.image_jobs.close()
         self.analysis_thread.stop()
         self.image_thread.stop()
+        if self.analyzer is not None:
+            self.analyzer.close()  # after its thread stopped: nothing waits on the worker any more
         self.speech.close()
 
 
@@ -74,8 +76,14 @@ def build_reader(
     chain = backends if backends is not None else build_chain(backend or prefs.backend)
     speech = SpeechQueue(chain)
     poster = Poster()
+    process = None
+    if analyzer_factory is None:
+        process = ProcessAnalyzer(cache_dir or default_cache_dir(), cancelled=lambda: jobs_closed())
+    analyzer = process if process is not None else analyzer_factory() if analyzer_factory else None
+    assert analyzer is not None
     controller = ReaderController(
         speech,
+        analyzer,
         prefs=prefs,
         settings=load_reader_settings(),
         manifest=load_manifest(),
@@ -83,19 +91,16 @@ def build_reader(
         moves_by_focus=screen_reader,
         persist_settings=persist_settings,
     )
-    image_jobs = AnalysisJobs()
 
-    process = None
-    if analyzer_factory is None:
-        process = ProcessAnalyzer(cache_dir or default_cache_dir(), cancelled=lambda: controller.jobs.closed)
+    def jobs_closed() -> bool:
+        return controller.jobs.closed
+
+    image_jobs = AnalysisJobs()
 
     def analysis_work() -> Work:
         if process is not None:
             process.start()  # the worker loads the pipeline while the user picks a book
-            return process
-        assert analyzer_factory is not None
-        analyzer = analyzer_factory()
-        return lambda job: run_job(job, analyzer)
+        return run_job
 
     def image_work() -> Work:
         return load_image
@@ -105,10 +110,10 @@ def build_reader(
 
     def request_image(page: int) -> None:
         book: Book | None = controller.book
-        if book is None:
+        if book is None or controller.pages is None:
             return
         pages = [p for p in (page, page + 1) if p < book.page_count]
-        image_jobs.set_wanted([Job(id(book), book, p, controller.direction) for p in pages])
+        image_jobs.set_wanted([Job(id(book), controller.pages, p, controller.direction) for p in pages])
 
     window = MainWindow(controller, request_image=request_image)
     analysis_thread.done.connect(controller.on_result, Qt.ConnectionType.QueuedConnection)

@@ -59,7 +59,9 @@ def load_cib(root: Path, name: str = "cib") -> Dataset:
                 panels=panels,
                 dialogue=dialogue,
                 narration=narration,
-                book=str(entry["page"]).split("_")[0],
+                # a story (the page id without its page number) is one book: its
+                # characters and names run through its pages
+                book=str(entry["page"]).rpartition("_")[0],
             )
         )
     return Dataset(name=name, root=root, pages=tuple(pages))

@@ -1,12 +1,8 @@
-"""``panelvox narrate``: print the script of pages, speak it, or write it as audio.
-
-It lives in ``export`` (not ``narration``) because it writes audio files, and imports only
-point downward: export → narration/speech → analysis → model.
-"""
+"""``panelvox narrate``: print the script of pages, speak it, or write it as audio."""
 
 from __future__ import annotations
 
-import functools
+import argparse
 import logging
 import sys
 import threading
@@ -17,6 +13,7 @@ from typing import TextIO
 
 import numpy as np
 
+from panelvox.cli.common import check_range, open_pages, parse_pages
 from panelvox.errors import PanelvoxError
 from panelvox.export.audio_export import Chapter, write_audio, write_cue
 from panelvox.export.transcript import transcript_lines
@@ -30,8 +27,51 @@ from panelvox.speech.voices import VoiceManifest, load_manifest
 log = logging.getLogger(__name__)
 
 
-class UsageError(PanelvoxError):
-    """The command line asks for something impossible (a page out of range…)."""
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # Translators: help for `panelvox narrate`.
+    p = sub.add_parser("narrate", help=_("print, speak or record what is on the pages"))
+    p.add_argument("book", type=Path)
+    which = p.add_mutually_exclusive_group()
+    # Translators: help for --page of `panelvox narrate`.
+    which.add_argument("--page", type=int, metavar="N", help=_("only page N (from 1)"))
+    # Translators: help for --pages of `panelvox narrate`.
+    which.add_argument("--pages", metavar="A-B", help=_("only pages A to B"))
+    p.add_argument("--speak", action="store_true", help=_("read the pages aloud"))
+    p.add_argument("--text", action="store_true", help=_("print the script (the default)"))
+    dest = p.add_mutually_exclusive_group()
+    # Translators: help for --wav of `panelvox narrate`.
+    dest.add_argument("--wav", type=Path, metavar="FILE", help=_("write one audio file (.wav or .ogg)"))
+    # Translators: help for --audio of `panelvox narrate`.
+    dest.add_argument("--audio", type=Path, metavar="DIR", help=_("write one audio file per page into DIR"))
+    p.add_argument("--format", choices=["wav", "ogg"], default="wav", help=_("file type for --audio"))
+    # Translators: help for --backend of `panelvox narrate`.
+    p.add_argument(
+        "--backend", metavar="NAME", help=_("speech output: piper, pyttsx3, screenreader, silence")
+    )
+    p.add_argument(
+        "--verbosity", choices=["terse", "normal", "full"], help=_("how much is said around the text")
+    )
+    p.add_argument("--no-sfx", action="store_true", help=_("skip sound effects"))
+    p.add_argument("--direction", choices=["ltr", "rtl", "ttb-rtl"], help=_("override reading direction"))
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_narrate(
+        NarrateOptions(
+            book=args.book,
+            pages=parse_pages(args.page, args.pages),
+            speak=args.speak,
+            text=args.text,
+            wav=args.wav,
+            audio_dir=args.audio,
+            audio_format=args.format,
+            backend=args.backend,
+            direction=ReadingDirection(args.direction) if args.direction else None,
+            verbosity=Verbosity(args.verbosity) if args.verbosity else None,
+            skip_sfx=args.no_sfx,
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,47 +90,16 @@ class NarrateOptions:
     progress: bool | None = None  # None: when stderr is a terminal
 
 
-def parse_pages(page: int | None, pages: str | None) -> tuple[int, int] | None:
-    """``--page N`` or ``--pages A-B`` as an inclusive range."""
-    if page is not None:
-        return (page, page)
-    if pages is None:
-        return None
-    first, sep, last = pages.partition("-")
-    try:
-        a = int(first)
-        b = int(last) if sep and last else a
-    except ValueError:
-        raise UsageError(
-            # Translators: spoken when --pages is not like "3-7".
-            _("Give pages as a range like 3-7."),
-            detail=f"bad --pages {pages!r}",
-        ) from None
-    return (a, b)
-
-
 def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The whole command; returns the exit status."""
-    from panelvox.analysis.book_names import BookNames
-    from panelvox.analysis.cache import PageAnalyzer
-    from panelvox.analysis.pipeline import default_stages
-    from panelvox.books import open_book
-
     out = out or sys.stdout
     err = err or sys.stderr
     prefs = _prefs(opts)
     print_text = opts.text or not (opts.speak or opts.wav or opts.audio_dir)
-    with open_book(opts.book, direction_override=opts.direction) as book:
+    with open_pages(opts.book, direction=opts.direction) as pages:
+        book = pages.book
         first, last = opts.pages or (1, book.page_count)
-        if not (1 <= first <= last <= book.page_count):
-            raise UsageError(
-                # Translators: spoken when the asked pages are not in the book; {count} is its page count.
-                _("This book has pages 1 to {count}.").format(count=book.page_count),
-                detail=f"asked for pages {first}-{last}",
-            )
-        analyzer = PageAnalyzer.with_default_cache(default_stages())
-        # ComicInfo names and the user's renames (``panelvox names``), applied after the cache
-        book_names = BookNames.for_book(book)
+        check_range(first, last, book.page_count)
         progress = _Progress(err, last - first + 1, opts.progress)
         manifest = load_manifest()
         audio = (
@@ -101,16 +110,10 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
             for number in range(first, last + 1):
                 progress.step(number)
                 try:
-                    analysis = analyzer.analyze(
-                        book.content_hash,
-                        number,
-                        book.direction,
-                        functools.partial(book.load_page_array, number - 1),
-                    )
-                except PanelvoxError as exc:
+                    analysis = pages.read(number)
+                except PanelvoxError as exc:  # a broken page never ends the book
                     log.warning("page %d unreadable: %s", number, exc.detail)
                     analysis = PageAnalysis(number, 0, 0, book.direction, notices=(exc.message,))
-                analysis = book_names.apply(analysis, functools.partial(book.load_page_array, number - 1))
                 utterances = script_page(analysis, prefs)
                 overview = page_overview(analysis)
                 if print_text:

@@ -1,4 +1,6 @@
-"""Character names the user gave, per book, kept in ``$XDG_CONFIG_HOME/panelvox/names.json``.
+"""Character names kept between sessions: the user's (``names.json``) and the text's.
+
+The user's names, per book, live in ``$XDG_CONFIG_HOME/panelvox/names.json``.
 
 Keyed by :attr:`Book.content_hash` (a renamed or moved book keeps its names) and, inside a
 book, by page and character id (``p4:c2``): identity clusters are made per page, so a
@@ -184,23 +186,21 @@ def match_by_look(
 
 
 class LearnedNames:
-    """Names the text gave on one page, carried by look to the book's other pages.
+    """Where the names the text gave on a book's pages are kept between sessions.
 
-    "DOUGAL, COME HERE!" names a figure on page 1 only; this store keeps that name with the
-    figure's look (``learned_names.json`` beside ``names.json``), so on any other page the
-    figure that looks most like him is Dougal too. The page's own text and the user's
-    renames come first. Pages may be seen in any order and from any process: each page's
-    entries are replaced as a whole, written atomically, and only when they changed.
+    ``learned_names.json`` beside ``names.json``: per book, key (``p4:c2``) -> the name the
+    page's own words gave that figure and the figure's look. Only the page service writes
+    it, explicitly (:meth:`panelvox.pages.PageService.save_names`); reading a page never
+    does. Written atomically.
     """
 
-    def __init__(self, path: Path, threshold: float = DEFAULT_THRESHOLD * CARRY_STRICTNESS) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.threshold = threshold
 
     @classmethod
     def beside(cls, store: NameStore) -> LearnedNames:
         """The learned names kept next to the user's ``store``."""
-        return cls(store.path.with_name("learned_names.json"), store.threshold * CARRY_STRICTNESS)
+        return cls(store.path.with_name("learned_names.json"))
 
     def _load(self) -> dict[str, dict[str, tuple[str, list[float]]]]:
         books = read_json_object(self.path).get("books")
@@ -219,18 +219,15 @@ class LearnedNames:
                     kept[str(key)] = (name, [float(x) for x in look])
         return out
 
-    def entries(self, content_hash: str) -> dict[str, tuple[str, Descriptor]]:
+    def load(self, content_hash: str) -> dict[str, tuple[str, Descriptor]]:
         """Key (``p4:c2``) -> learned name and look, for one book."""
         return {k: (n, np.asarray(v, np.float32)) for k, (n, v) in self._load().get(content_hash, {}).items()}
 
-    def learn(self, content_hash: str, page: int, found: dict[str, tuple[str, Sequence[float]]]) -> None:
-        """Replace the names learned on ``page`` by ``found`` (key -> name and look)."""
+    def save(self, content_hash: str, entries: dict[str, tuple[str, Sequence[float]]]) -> None:
+        """Replace one book's learned names by ``entries``; OSError when it cannot be written."""
         books = self._load()
-        book = books.setdefault(content_hash, {})
-        prefix = f"p{page}:"
-        new = {k: v for k, v in book.items() if not k.startswith(prefix)}
-        new.update({k: (n, [round(float(x), 5) for x in look]) for k, (n, look) in found.items()})
-        if new == book:
+        new = {k: (n, [round(float(x), 5) for x in look]) for k, (n, look) in sorted(entries.items())}
+        if books.get(content_hash, {}) == new:
             return
         if new:
             books[content_hash] = new
@@ -238,43 +235,3 @@ class LearnedNames:
             books.pop(content_hash, None)
         data = {b: {k: {"name": n, "look": v} for k, (n, v) in e.items()} for b, e in books.items()}
         write_json_atomic(self.path, {"format": _LEARNED_FORMAT, "books": data}, durable=False)
-
-    def page_names(self, content_hash: str, page: int) -> dict[str, str]:
-        """Key -> name learned on ``page`` (what :meth:`learn` stored for it)."""
-        prefix = f"p{page}:"
-        return {k: n for k, (n, _v) in self._load().get(content_hash, {}).items() if k.startswith(prefix)}
-
-    def carry(self, content_hash: str, analysis: PageAnalysis, image: Image) -> PageAnalysis:
-        """``analysis`` with names learned on other pages given to unnamed look-alikes.
-
-        A name the page already has (from its own text) is never carried onto another
-        figure of it; the name spreads to the figure's identity cluster on the page.
-        """
-        prefix = f"p{analysis.page}:"
-        on_page = {c.name for c in analysis.characters if c.name}
-        looks = {
-            k: (n, v)
-            for k, (n, v) in self.entries(content_hash).items()
-            if not k.startswith(prefix) and n not in on_page
-        }
-        given = {c.id: c.name for c in analysis.characters if c.name}
-        found = match_by_look(analysis, image, looks, given, self.threshold)
-        if not found:
-            return analysis
-        named_clusters = {c.cluster for c in analysis.characters if c.name and c.cluster}
-        by_cluster = {
-            c.cluster: found[c.id]
-            for c in analysis.characters
-            if c.id in found and c.cluster and c.cluster not in named_clusters
-        }
-        chars = tuple(
-            c
-            if c.name
-            else replace(c, name=found[c.id], name_confidence=BY_LOOK_CONFIDENCE)
-            if c.id in found
-            else replace(c, name=by_cluster[c.cluster], name_confidence=BY_LOOK_CONFIDENCE)
-            if c.cluster in by_cluster
-            else c
-            for c in analysis.characters
-        )
-        return replace(analysis, characters=chars)

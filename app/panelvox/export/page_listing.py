@@ -1,62 +1,20 @@
-"""``panelvox analyze BOOK --page N [--json] [--overlay out.png]``: one page as the reader gets it."""
+"""The page for a sighted helper: a plain listing of panels and blocks, and a numbered overlay.
+
+``panelvox analyze`` prints the listing and saves the overlay; both show the page as the
+page service gives it (named and labelled), in reading order.
+"""
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
-from typing import TextIO
 
 import cv2
 import numpy as np
 from PIL import Image as PILImage
 
-from panelvox.analysis.cache import PageAnalyzer
-from panelvox.analysis.pipeline import default_stages
-from panelvox.errors import BookError
 from panelvox.i18n import _
-from panelvox.model import Balloon, Image, PageAnalysis, Panel, ReadingDirection
-
-
-def run_analyze(
-    book_path: Path,
-    page: int,
-    *,
-    as_json: bool = False,
-    overlay: Path | None = None,
-    direction: str | None = None,
-    out: TextIO | None = None,
-) -> int:
-    """Analyse page ``page`` (1-based) of a book with :func:`default_stages` and print it."""
-    out = out or sys.stdout
-    override = ReadingDirection(direction) if direction else None
-    image, analysis = analyze_book_page(book_path, page, direction=override)
-    if as_json:
-        json.dump(analysis.to_json(), out, ensure_ascii=False, indent=1)
-        out.write("\n")
-    else:
-        out.write(format_page(analysis))
-    if overlay is not None:
-        save_overlay(image, analysis, overlay)
-    return 0
-
-
-def analyze_book_page(
-    book_path: Path, page: int, *, direction: ReadingDirection | None = None
-) -> tuple[Image, PageAnalysis]:
-    """Open a book and analyse one page (1-based) with the default stages and the disk cache."""
-    from panelvox.books import open_book
-
-    with open_book(book_path, direction_override=direction) as book:
-        if not 1 <= page <= book.page_count:
-            raise BookError(
-                # Translators: asked for a page number the book does not have.
-                _("There is no page {n} in this book.").format(n=page),
-                detail=f"{book_path}: {book.page_count} pages",
-            )
-        image = book.load_page_array(page - 1)
-        analyzer = PageAnalyzer.with_default_cache(default_stages())
-        return image, analyzer.analyze(book.content_hash, page, book.direction, lambda: image)
+from panelvox.model import Balloon, Image, PageAnalysis, Panel
+from panelvox.narration.script import speaker_label
 
 
 def format_page(analysis: PageAnalysis) -> str:
@@ -99,8 +57,6 @@ def _panel_line(p: Panel) -> str:
 
 
 def _block_line(b: Balloon, analysis: PageAnalysis) -> str:
-    from panelvox.analysis.names import speaker_label
-
     text = " ".join(b.text.split())
     line = f"  {b.order if b.order is not None else '?'}. {b.kind.value} ({b.confidence:.2f}): {text}"
     link = analysis.speaker_of(b.id)

@@ -16,9 +16,9 @@ boxes, their names propagate on the whole story". Evidence comes from:
 A word that is also an English word must be named twice on the page (or be listed in
 ComicInfo) before it counts, so "RUN!" or "HONEY!" never become names. Names then spread
 to every character of the same identity cluster on the page (:func:`name_page`), and by
-look to the book's other pages (:class:`panelvox.analysis.name_store.LearnedNames`). A
+look to the book's other pages (:class:`panelvox.names.book_names.BookNames`). A
 character without a name is "character N", numbered by its first line on the page
-(:func:`speaker_names`), never a made-up description.
+(:mod:`panelvox.names.labels`), never a made-up description.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from panelvox.analysis.lettering import WordList
-from panelvox.i18n import _
-from panelvox.model import BalloonKind, Character, PageAnalysis, SpeakerLink, SpeakerReason
+from panelvox.model import BalloonKind, PageAnalysis, SpeakerLink
 
 _STOP_TEXT = """
     a an and the i me my you your ye yer he him his she her it its we us our they them their
@@ -317,54 +316,3 @@ def name_page(analysis: PageAnalysis, words: WordList, known_names: Sequence[str
             c = replace(c, name=best[key], name_confidence=round(sure[key], 3))
         chars.append(c)
     return replace(analysis, characters=tuple(chars))
-
-
-def speaker_names(analysis: PageAnalysis, names: Mapping[str, str] | None = None) -> dict[str, str]:
-    """A spoken name for every character that speaks on the page, by character id.
-
-    ``names`` maps a character id or identity cluster to a name (the book's name list);
-    then the character's own name; then "character 1", "character 2"… by first line on
-    the page, one number per identity cluster (the same person in two panels is one
-    character). The narration, the reader, ``panelvox names`` and ``panelvox analyze``
-    all call characters this way.
-    """
-    names = names or {}
-    by_id = {c.id: c for c in analysis.characters}
-    out: dict[str, str] = {}
-    numbered: dict[str, str] = {}  # identity cluster (or id) -> "character N"
-    for block in analysis.blocks_in_order():
-        link = analysis.speaker_of(block.id)
-        if link is None or link.character is None or link.character in out:
-            continue
-        char = by_id.get(link.character)
-        name = _known_name(link.character, char, names)
-        if name is None:
-            person = (char.cluster if char is not None else None) or link.character
-            if person not in numbered:
-                # Translators: how an unnamed character is called; {n} numbers them on the page.
-                numbered[person] = _("character {n}").format(n=len(numbered) + 1)
-            name = numbered[person]
-        out[link.character] = name
-    return out
-
-
-def _known_name(char_id: str, char: Character | None, names: Mapping[str, str]) -> str | None:
-    if char_id in names:
-        return names[char_id]
-    if char is not None and char.cluster is not None and char.cluster in names:
-        return names[char.cluster]
-    return char.name if char is not None else None
-
-
-def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
-    """Who says a block, in words: a name, "character 2", "narrator", "someone"; None for nobody."""
-    if link is None:
-        return None
-    if link.reason is SpeakerReason.NARRATOR:
-        # Translators: the speaker of a caption box.
-        return _("narrator")
-    char = next((c for c in analysis.characters if c.id == link.character), None)
-    if char is None:
-        # Translators: the speaker of a balloon when no character could be found ("someone says").
-        return _("someone")
-    return speaker_names(analysis).get(char.id) or char.name or _("someone")

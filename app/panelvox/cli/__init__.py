@@ -1,0 +1,114 @@
+"""The ``panelvox`` command: one module per subcommand, and :func:`main`.
+
+Each subcommand module registers its arguments and runs the command (``register`` and
+``run``); this module parses, sets up logging and turns every :class:`PanelvoxError` into
+one short sentence on stderr (details go to the log file, never a traceback). Nothing
+else in Panelvox imports from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from panelvox import __version__, paths
+from panelvox.cli import analyze, ask, describe, doctor, info, models, names, narrate, read
+from panelvox.cli import eval as eval_command
+from panelvox.errors import PanelvoxError
+from panelvox.i18n import _
+
+log = logging.getLogger("panelvox")
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+_HANDLER_NAME = "panelvox-cli"
+#: the subcommands, in the order --help lists them
+_COMMANDS = (info, eval_command, analyze, narrate, read, models, describe, ask, names, doctor)
+
+
+def _setup_logging(verbose: bool) -> None:
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG)
+    # main() may run more than once in a process (tests, the frozen app's self-checks):
+    # replace our handlers instead of stacking another console and log file each time.
+    for old in [h for h in root.handlers if h.get_name() == _HANDLER_NAME]:
+        root.removeHandler(old)
+        old.close()
+    console = logging.StreamHandler(sys.stderr)
+    console.set_name(_HANDLER_NAME)
+    console.setLevel(logging.DEBUG if verbose else logging.CRITICAL + 1)
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    root.addHandler(console)
+    # Library warnings (e.g. Pillow on a damaged TIFF) are details for the log, not the user.
+    logging.captureWarnings(True)
+    try:
+        logdir = paths.state_dir()
+        logdir.mkdir(parents=True, exist_ok=True)
+        fh = logging.FileHandler(logdir / "panelvox.log", encoding="utf-8")
+    except OSError:
+        return  # a read-only home must not stop reading
+    fh.set_name(_HANDLER_NAME)
+    fh.setLevel(logging.INFO)
+    fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(fh)
+
+
+def _book_first(argv: list[str], commands: frozenset[str]) -> list[str]:
+    """``panelvox BOOK`` means ``panelvox read BOOK``: a first argument that is an existing
+    file or folder and not a subcommand opens the book."""
+    for i, arg in enumerate(argv):
+        if arg.startswith("-"):
+            continue
+        if arg not in commands and Path(arg).exists():
+            return [*argv[:i], "read", *argv[i:]]
+        break
+    return argv
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
+    """The parser and the names of its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="panelvox",
+        # Translators: one-line description of the program in --help.
+        description=_("Read comics and manga aloud: panels, balloons and who speaks, in order."),
+    )
+    parser.add_argument("--version", action="version", version=f"panelvox {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help=_("log details to the terminal"))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    for command in _COMMANDS:
+        command.register(sub)
+    return parser, frozenset(sub.choices)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, commands = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(_book_first(argv, commands))
+    _setup_logging(args.verbose)
+    handler: Handler | None = getattr(args, "handler", None)
+    if handler is None:
+        handler = read.run  # `panelvox` alone opens the reader window
+    try:
+        return handler(args)
+    except PanelvoxError as exc:
+        log.error("%s: %s", exc.message, exc.detail)
+        print(exc.message, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `panelvox info BOOK | head`: the reader stopped listening; that is not an error.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except Exception:
+        log.exception("unexpected error in %s", args.command)
+        # Translators: printed when something unexpected fails; details are in the log.
+        print(_("Something went wrong. The details are in the log file."), file=sys.stderr)
+        return 2

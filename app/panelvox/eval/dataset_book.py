@@ -1,0 +1,92 @@
+"""The pages of one book of an evaluation dataset, read as Panelvox reads a book.
+
+``panelvox eval`` measures what the listener gets, so it reads each dataset page through the
+page service (:class:`panelvox.pages.PageService`): the pipeline's stages, then the book's
+names pass. The pages of one story (``GTPage.book``) form a book, read in page order, so a
+name the text gives on one page reaches the story's later pages as it would in the reader.
+The user's stores are never touched: renames come from an empty store in a temporary folder
+and learned names stay in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import numpy as np
+from PIL import Image as PILImage
+
+from panelvox.analysis.lettering import WordList
+from panelvox.errors import DatasetError
+from panelvox.eval.ground_truth import GTPage
+from panelvox.i18n import _
+from panelvox.model import Image, ReadingDirection
+from panelvox.names.book_names import BookNames
+from panelvox.names.stores import NameStore
+from panelvox.pages import PageService, PageSource
+
+
+def load_page_image(page: GTPage) -> Image:
+    """The page as an RGB uint8 array."""
+    try:
+        with PILImage.open(page.image_path) as im:
+            return np.asarray(im.convert("RGB"), dtype=np.uint8)
+    except (OSError, ValueError) as exc:
+        raise DatasetError(
+            # Translators: printed when a page image of an evaluation dataset cannot be opened.
+            _("A page image of the evaluation data cannot be opened."),
+            detail=f"{page.image_path}: {exc!r}",
+        ) from exc
+
+
+class DatasetBook:
+    """Ground-truth pages of one book, in order, as a book the page service can read."""
+
+    def __init__(self, name: str, pages: Sequence[GTPage]) -> None:
+        self.pages = tuple(pages)
+        # by content, as a book's: a cached analysis is never taken for a changed image
+        digest = hashlib.sha256(name.encode())
+        for page in self.pages:
+            try:
+                digest.update(page.image_path.read_bytes())
+            except OSError:
+                digest.update(page.page_id.encode())  # reported when the page is read
+        self.content_hash = digest.hexdigest()
+        self.path = pages[0].image_path.parent if pages else Path(name)
+        self._last: tuple[int, Image] | None = None  # the stages and the names pass share a decode
+
+    @property
+    def direction(self) -> ReadingDirection:
+        return self.pages[0].direction if self.pages else ReadingDirection.LTR
+
+    @property
+    def page_count(self) -> int:
+        return len(self.pages)
+
+    def load_page_array(self, index: int) -> Image:
+        if self._last is None or self._last[0] != index:
+            self._last = (index, load_page_image(self.pages[index]))
+        return self._last[1]
+
+
+def books_of(pages: Sequence[GTPage]) -> list[tuple[str, list[GTPage]]]:
+    """The dataset's pages grouped into books (``GTPage.book``, else each page alone), in order."""
+    books: dict[str, list[GTPage]] = {}
+    for page in pages:
+        books.setdefault(page.book or page.page_id, []).append(page)
+    return [(name, sorted(group, key=lambda p: p.page_id)) for name, group in books.items()]
+
+
+@contextmanager
+def dataset_pages(
+    name: str, pages: Sequence[GTPage], analyzer: PageSource, words: WordList | None = None
+) -> Iterator[PageService[DatasetBook]]:
+    """A page service over one dataset book: ``analyzer``'s stages, and the names pass with an
+    empty store of its own (never the user's)."""
+    book = DatasetBook(name, pages)
+    with TemporaryDirectory(prefix="panelvox-eval-") as tmp:
+        names = BookNames(book.content_hash, (), NameStore(Path(tmp) / "names.json"), words=words)
+        yield PageService(book, analyzer, names)

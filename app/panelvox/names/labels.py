@@ -1,0 +1,38 @@
+"""What the listener hears for each character: its name, or "character N".
+
+The last step of the book's names pass (:class:`panelvox.names.book_names.BookNames`): every
+character that speaks on the page gets a :attr:`Character.label`, so the narration, the
+reader, ``panelvox names`` and ``panelvox analyze`` all call a person the same way and none
+of them calls naming code. A named character is called by its name; the others are
+"character 1", "character 2"… by their first line on the page, one number per identity
+cluster (the same person in two panels is one character), never a made-up description.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from panelvox.i18n import _
+from panelvox.model import PageAnalysis
+
+
+def label_page(analysis: PageAnalysis) -> PageAnalysis:
+    """``analysis`` with a label on every character that speaks (and on its cluster's figures)."""
+    by_id = {c.id: c for c in analysis.characters}
+    person_label: dict[str, str] = {}  # identity cluster (or id) -> label
+    numbered = 0
+    for block in analysis.blocks_in_order():
+        link = analysis.speaker_of(block.id)
+        char = by_id.get(link.character) if link is not None and link.character else None
+        if char is None:
+            continue
+        person = char.cluster or char.id
+        if char.name is None and person not in person_label:
+            numbered += 1
+            # Translators: how an unnamed character is called; {n} numbers them on the page.
+            person_label[person] = _("character {n}").format(n=numbered)
+    chars = []
+    for c in analysis.characters:
+        label = c.name if c.name is not None else person_label.get(c.cluster or c.id)
+        chars.append(c if c.label == label else replace(c, label=label))
+    return replace(analysis, characters=tuple(chars))

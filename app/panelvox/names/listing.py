@@ -1,0 +1,43 @@
+"""Who speaks on a page, as ``panelvox names`` lists them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from panelvox.model import PageAnalysis
+from panelvox.names.stores import BY_LOOK_CONFIDENCE, character_key
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerEntry:
+    """One character who speaks on a page, as the list shows it."""
+
+    key: str
+    name: str  # what the listener hears: the name, or "character 2"
+    source: str  # "user", "text" (read in the comic's words), "look" (a look-alike's name) or ""
+    lines: int
+    first_line: str
+
+
+def speaking_characters(
+    analysis: PageAnalysis, user_keys: frozenset[str] = frozenset()
+) -> list[SpeakerEntry]:
+    """The characters that speak on a named page, in order of their first line."""
+    chars = {c.id: c for c in analysis.characters}
+    said: dict[str, list[str]] = {}
+    for block in analysis.blocks_in_order():
+        link = analysis.speaker_of(block.id)
+        if link is not None and link.character in chars:
+            said.setdefault(link.character, []).append(" ".join(block.text.split()))
+    out = []
+    for cid, texts in said.items():
+        c = chars[cid]
+        key = character_key(analysis.page, c)
+        if key in user_keys:
+            source = "user"
+        elif not c.name:
+            source = ""
+        else:
+            source = "look" if c.name_confidence <= BY_LOOK_CONFIDENCE else "text"
+        out.append(SpeakerEntry(key, c.label or c.name or "", source, len(texts), texts[0][:60]))
+    return out

@@ -1,0 +1,96 @@
+"""The one way to read a page: the cached analysis of the pipeline, then the book's names.
+
+Every part of Panelvox that shows, speaks, lists or measures a page reads it here: the
+reader's analysis thread, ``panelvox analyze``, ``narrate``, ``names``, ``describe``,
+``ask`` and ``panelvox eval``. So the page JSON, the narration, the reader and the eval
+call the same person the same thing::
+
+    pages = PageService(book, PageAnalyzer.with_default_cache(default_stages()),
+                        BookNames.for_book(book, NameStore()))
+    analysis = pages.read(4)        # page 4: analysed (or from the cache), named, labelled
+    pages.save_names()              # keep what the pages' words taught, for the next session
+
+The analyzer is anything that analyses a page of the book (:class:`PageSource`): the
+in-process :class:`~panelvox.analysis.cache.PageAnalyzer`, or the reader's worker process.
+Stores are injected by the caller, never made here.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Generic, Protocol, TypeVar
+
+from panelvox.analysis.cache import PageImages
+from panelvox.errors import PanelvoxError
+from panelvox.model import Character, Image, PageAnalysis, ReadingDirection
+from panelvox.names.book_names import BookNames
+
+log = logging.getLogger(__name__)
+
+
+class PageBook(PageImages, Protocol):
+    """What the service needs of a book: its pages' pictures and its reading direction."""
+
+    @property
+    def direction(self) -> ReadingDirection: ...
+
+    @property
+    def page_count(self) -> int: ...
+
+
+class PageSource(Protocol):
+    """Anything that analyses one page of a book (1-based), raising :class:`PanelvoxError`."""
+
+    def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis: ...
+
+
+B = TypeVar("B", bound=PageBook)
+
+
+class PageService(Generic[B]):
+    """Reads the pages of one book as every consumer should see them."""
+
+    def __init__(self, book: B, analyzer: PageSource, names: BookNames) -> None:
+        self.book = book
+        self.analyzer = analyzer
+        self.names = names
+
+    def read(self, number: int, direction: ReadingDirection | None = None) -> PageAnalysis:
+        """Page ``number`` (1-based): analysed (or cached), then named and labelled.
+
+        Raises :class:`PanelvoxError` (one short sentence) when the page cannot be read; a
+        failure of the names pass never costs the page: it is read unnamed.
+        """
+        analysis = self.analyzer.analyze_page(self.book, number, direction or self.book.direction)
+        try:
+            return self.names.apply(analysis, functools.partial(self.book.load_page_array, number - 1))
+        except PanelvoxError as exc:  # the page decoded once already; a name must never cost it
+            log.warning("names not applied to page %d: %s", number, exc.detail or exc.message)
+            return analysis
+
+    def image(self, number: int) -> Image:
+        """The picture of page ``number`` (1-based)."""
+        return self.book.load_page_array(number - 1)
+
+    def rename(self, analysis: PageAnalysis, character: Character, name: str) -> str:
+        """Give ``character`` of a page read here the user's ``name`` for the whole book.
+
+        Returns the store key (``p4:c2``). OSError when the name cannot be saved; a page
+        whose picture cannot be loaded keeps the name by key, without its look.
+        """
+        image: Image | None = None
+        try:
+            image = self.image(analysis.page)
+        except PanelvoxError as exc:
+            log.warning("no look stored for page %d: %s", analysis.page, exc.detail or exc.message)
+        return self.names.rename(analysis, character, name, image)
+
+    def save_names(self) -> bool:
+        """Keep what the pages' words taught about names; False (logged) when it cannot."""
+        try:
+            self.names.save()
+        except OSError as exc:  # a read-only or full home costs the learning, never the reading
+            log.warning("learned names not saved: %r", exc)
+            return False
+        return True
