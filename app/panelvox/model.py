@@ -65,6 +65,7 @@ class SpeakerReason(Enum):
     PROXIMITY = "proximity"
     ALTERNATION = "alternation"
     CONTINUATION = "continuation"
+    CONVERSATION = "conversation"  # no figure of its own: the same person as other balloons
     NARRATOR = "narrator"  # captions
     NONE = "none"  # no plausible character: "someone says"
     USER = "user"
@@ -222,7 +223,9 @@ class Character:
     confidence: float
     stage: str
     panel: str | None = None
-    kind: str = "body"  # "body" or "face"
+    #: "body", "face", or "voice": a speaker not drawn on the page, known by their balloons
+    #: only (the box is then their first balloon's)
+    kind: str = "body"
     name: str | None = None
     cluster: str | None = None  # identity across the book
     # how sure the name is: 1.0 for a name the user gave this figure; lower for one read from
@@ -236,10 +239,14 @@ class Character:
 @dataclass(frozen=True, slots=True)
 class SpeakerLink:
     balloon: str
-    character: str | None  # None: narrator (captions) or unknown ("someone says")
+    #: who says it: the person, as the id of their first figure on the page (the same id for
+    #: every balloon of one person, in any panel); None: narrator (captions) or unknown
+    character: str | None
     confidence: float
     reason: SpeakerReason
     stage: str
+    #: the figure in the balloon's own panel the tail (or nearness) gave it, when there is one
+    figure: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +368,7 @@ class PageAnalysis:
                             confidence=float(b.get("speaker_confidence", 0.0)),
                             reason=SpeakerReason(b["speaker_reason"]),
                             stage=b.get("speaker_stage", ""),
+                            figure=b.get("speaker_figure"),
                         )
                     )
             return cls(
@@ -469,6 +477,7 @@ def _block_json(b: Balloon, link: SpeakerLink | None) -> dict[str, Any]:
         out["speaker_confidence"] = _num(link.confidence)
         out["speaker_reason"] = link.reason.value
         out["speaker_stage"] = link.stage
+        out["speaker_figure"] = link.figure
     return out
 
 

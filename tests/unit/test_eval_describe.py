@@ -46,9 +46,9 @@ def _page_b() -> PageAnalysis:
 
 
 def _page_a() -> PageAnalysis:
-    """The hand-made page, its two people calling each other by name (the names pass reads them)."""
+    """The hand-made page, its two people saying who they are and calling each other (the names pass reads them)."""
     base = fixture_page()
-    said = {"b1": "DOUGAL, WHERE IS THE BOAT?", "b2": "STEENIE, IT SANK LAST NIGHT."}
+    said = {"b1": "I'M STEENIE. DOUGAL, WHERE IS THE BOAT?", "b2": "STEENIE, IT SANK LAST NIGHT. I'M DOUGAL."}
     blocks = tuple(replace(b, text=said.get(b.id, b.text)) for b in base.blocks)
     return replace(base, blocks=blocks, characters=tuple(replace(c, name=None) for c in base.characters))
 

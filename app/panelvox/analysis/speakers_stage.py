@@ -13,9 +13,15 @@ Blocks are taken in reading order. For each one:
      previous panel and the two panels' figures share identity clusters;
   4. the **nearest** character of the same panel, measured from the middle of the
      balloon's lower edge (speakers usually stand under their words);
-- and to nobody (``character=None``, :attr:`SpeakerReason.NONE`: "someone says") when the
-  panel has no character at all: never a guess from another panel. The one exception is a
-  tail that itself crosses the gutter: its tip, in the next panel, picks from that panel.
+- and to no figure when the panel has none at all: never a figure of another panel. The one
+  exception is a tail that itself crosses the gutter: its tip, in the next panel, picks from
+  that panel.
+
+The figures are then grouped into *persons* (:mod:`panelvox.analysis.speaker_identity`):
+the same speaker in three panels is three figures and one person. Each link's ``character``
+is the person (the id of their first figure on the page), ``figure`` the figure of the
+balloon's own panel; a person seen in no panel ("a voice off") gets a character of kind
+``voice`` so their balloons keep one label. Figures of one person share a ``cluster``.
 
 Names are not given here: the book's names pass does it after the cache
 (:mod:`panelvox.names.book_names`), where the book's other pages and the user's names are known.
@@ -27,6 +33,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from panelvox.analysis.speaker_identity import (
+    BalloonFacts,
+    PairModel,
+    balloon_facts,
+    group_persons,
+    membership,
+    page_pairs,
+)
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -58,22 +72,98 @@ class SpeakerParams:
 
 
 class SpeakersStage:
-    """Attribute every block to a character, the narrator or nobody."""
+    """Attribute every block to a person, the narrator or nobody."""
 
     name = STAGE
 
-    def __init__(self, params: SpeakerParams | None = None) -> None:
+    def __init__(self, params: SpeakerParams | None = None, model: PairModel | None = None) -> None:
         self.params = params or SpeakerParams()
+        self.model = model  # None: the shipped pair model, read on first use
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         links = attribute(analysis, self.params)
-        return replace(analysis, speakers=links, stages=(*analysis.stages, STAGE))
+        model = self.model if self.model is not None else PairModel.shipped()
+        facts = balloon_facts(analysis, links, image)
+        pairs, rows = page_pairs(facts, max(analysis.width, analysis.height))
+        log_odds = list(model.log_odds(rows))
+        persons = group_persons(len(facts), pairs, log_odds, model.merge_bias)
+        sure = membership(len(facts), pairs, log_odds, persons)
+        out = as_persons(replace(analysis, speakers=links), facts, persons, sure)
+        return replace(out, stages=(*analysis.stages, STAGE))
+
+
+def as_persons(
+    analysis: PageAnalysis,
+    facts: Sequence[BalloonFacts],
+    persons: Sequence[int],
+    sure: Sequence[float] | None = None,
+) -> PageAnalysis:
+    """``analysis`` with its dialogue balloons' links pointing at persons (see the module doc).
+
+    ``facts`` are the dialogue balloons in reading order, ``persons`` their person labels and
+    ``sure`` how sure each one's person is (:func:`membership`); a link's confidence is the
+    lower of that and how sure its figure was.
+    """
+    sure = sure if sure is not None else [1.0] * len(facts)
+    sure_of = {f.balloon.id: s for f, s in zip(facts, sure, strict=True)}
+    links = {link.balloon: link for link in analysis.speakers}
+    members: dict[int, list[BalloonFacts]] = {}
+    for f, person in zip(facts, persons, strict=True):
+        members.setdefault(person, []).append(f)
+    chars = list(analysis.characters)
+    cluster_of: dict[str, str] = {}  # figure id -> person cluster
+    new_links: dict[str, SpeakerLink] = {}
+    voices = 0
+    for person, group in sorted(members.items()):
+        key = f"k{person + 1}"
+        figures = [f.figure for f in group if f.figure is not None]
+        if figures:
+            who = figures[0]
+        else:  # heard, never seen: one voice for all its balloons
+            voices += 1
+            first = group[0].balloon
+            who = f"v{voices}"
+            chars.append(Character(who, first.bbox, 0.3, STAGE, panel=first.panel, kind="voice"))
+            cluster_of[who] = key
+        for fid in figures:
+            cluster_of.setdefault(fid, key)
+        for f in group:
+            old = links.get(f.balloon.id)
+            own = f.figure
+            member = sure_of[f.balloon.id]
+            if old is not None and own is not None:
+                conf = round(min(old.confidence, member), 3)
+                new_links[f.balloon.id] = replace(old, character=who, figure=own, confidence=conf)
+            else:
+                conf = round(min(0.5 if figures else 0.4, member), 3)
+                new_links[f.balloon.id] = SpeakerLink(
+                    f.balloon.id, who, conf, SpeakerReason.CONVERSATION, STAGE, figure=own
+                )
+    # figures of no speaking person keep an identity of their own, numbered after the persons
+    others: dict[str, str] = {}
+    for c in chars:
+        if c.id not in cluster_of and c.kind == "body":
+            others.setdefault(c.cluster or c.id, f"k{len(members) + len(others) + 1}")
+    out_chars = []
+    for c in chars:
+        cluster = cluster_of.get(c.id) or others.get(c.cluster or c.id)
+        if c.kind == "face":  # a face shares its body's person
+            body = max(
+                (b for b in chars if b.kind == "body" and b.panel == c.panel),
+                key=lambda b: c.bbox.coverage_by(b.bbox),
+                default=None,
+            )
+            if body is not None and c.bbox.coverage_by(body.bbox) > 0.5:
+                cluster = cluster_of.get(body.id) or others.get(body.cluster or body.id)
+        out_chars.append(replace(c, cluster=cluster))
+    speakers = tuple(new_links.get(link.balloon, link) for link in analysis.speakers)
+    return replace(analysis, characters=tuple(out_chars), speakers=speakers)
 
 
 def attribute(analysis: PageAnalysis, params: SpeakerParams | None = None) -> tuple[SpeakerLink, ...]:
     """Speaker links for the blocks of ``analysis`` (pure; names untouched)."""
     p = params or SpeakerParams()
-    bodies = [c for c in analysis.characters if c.kind != "face"]
+    bodies = [c for c in analysis.characters if c.kind == "body"]
     gap = p.touch_gap * max(analysis.width, analysis.height)
     links: list[SpeakerLink] = []
     last: dict[str | None, tuple[Balloon, str | None]] = {}  # panel -> previous speech and its speaker

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--stage",
-        choices=["panels", "text", "order", "speakers", "all", "describe"],
+        choices=["panels", "text", "order", "speakers", "script", "all", "describe"],
         default="all",
         # Translators: help for --stage of `panelvox eval`; "describe" is a keyword, keep it.
         help=_("which part of the analysis to measure (describe: the scene describer and its checks)"),

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from panelvox.eval.dialogue_metrics import mean_of
 from panelvox.eval.metrics import Counts, OcrCounts, average_precision
 from panelvox.eval.page_scoring import Group, PageRecord
+from panelvox.eval.script_metrics import aggregate_scores
 
 #: a metric whose pipeline stage does not exist yet
 NOT_IMPLEMENTED = "not implemented"
@@ -32,6 +33,26 @@ GROUP_METRICS: Mapping[Group, tuple[str, ...]] = {
     Group.SPEAKERS: ("speakers.recall@text", "speakers.HDS", "speakers.HDS_text", "speakers.HDS_name"),
     Group.IDENTITY: ("characters.AMI", "characters.NMI"),
     Group.NARRATION: ("narration.pages_quoting_absent_text", "narration.unsupported_quote_rate"),
+    Group.SCRIPT: tuple(
+        f"script.{m}"
+        for m in (
+            "attribution",
+            "turns",
+            "named_precision",
+            "sure_name_precision",
+            "guess_precision",
+            "named_recall",
+            "names_said",
+            "guesses_said",
+            "found_rate",
+            "in_order_rate",
+            "exact_rate",
+            "kind_right_rate",
+            "junk_rate",
+            "baseline.attribution",
+            "baseline.turns",
+        )
+    ),
 }
 
 #: (metric, per-page value key, higher is better) used to list a dataset's worst pages
@@ -123,6 +144,9 @@ def aggregate(group: Group, records: Sequence[PageRecord]) -> dict[str, MetricVa
                 _sum(records, "narration_unsupported"), _sum(records, "narration_quotes")
             ),
         }
+    if group is Group.SCRIPT:
+        totals = aggregate_scores(r.script for r in records if r.script is not None)
+        return {name: totals[name.removeprefix("script.")] for name in GROUP_METRICS[group]}
     names = GROUP_METRICS[group]
     keys = {
         Group.PANEL_ORDER: ("panel_order_ned", "panel_order_tau"),

@@ -8,8 +8,9 @@ whose panels were never annotated is not a page with zero panels).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 
 from panelvox.model import BalloonKind, BBox, Point, ReadingDirection
@@ -29,6 +30,7 @@ class Fact(Enum):
     SPEAKERS = "speakers"  # balloons carry speaker identities
     DIALOGUE = "dialogue"  # ordered list of quoted strings
     NARRATION = "narration"
+    SCRIPT = "script"  # a golden script: every line in order, its kind and speaker
 
 
 class TextLevel(Enum):
@@ -85,6 +87,38 @@ class GTCharacter:
     polygon: tuple[Point, ...] | None = None
 
 
+class LineKind(StrEnum):
+    """What a line of a golden script is."""
+
+    TITLE = "title"
+    CAPTION = "caption"
+    SPEECH = "speech"
+    THOUGHT = "thought"
+    SFX = "sfx"
+    SIGN = "sign"
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptLine:
+    panel: int | None
+    kind: LineKind
+    text: str
+    #: a cast name, "unnamed: description", cast names joined by " and ", or None
+    speaker: str | None
+    speaker_sure: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GoldenScript:
+    """Everything a perfect reading of one page says, in reading order."""
+
+    page: str
+    #: canonical name -> aliases
+    cast: Mapping[str, tuple[str, ...]]
+    lines: tuple[ScriptLine, ...]
+    notes: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class GTPage:
     dataset: str
@@ -102,7 +136,8 @@ class GTPage:
     faces: tuple[GTCharacter, ...] = ()
     dialogue: tuple[str, ...] = ()
     narration: str | None = None
-    book: str | None = None  # identities are compared within one book
+    script: GoldenScript | None = None
+    book: str | None = None  # identities are compared within one book; its pages are read as one
 
     def has(self, *facts: Fact) -> bool:
         return all(f in self.annotated for f in facts)

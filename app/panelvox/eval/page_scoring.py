@@ -11,7 +11,7 @@ the predicted block boxes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from panelvox.analysis.pipeline import Stage
@@ -24,7 +24,10 @@ from panelvox.eval.dialogue_metrics import (
 )
 from panelvox.eval.ground_truth import Fact, GTPage, TextLevel
 from panelvox.eval.metrics import Counts, OcrCounts, match_boxes, matched_order, ocr_counts, order_score
+from panelvox.eval.script_metrics import HeardBlock, ScriptPageScore, score_script_page
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel
+from panelvox.narration.prefs import NarrationPrefs
+from panelvox.narration.script import Flag, script_page
 
 #: (box, confidence) predictions and true boxes of one page, for AP.
 APInput = tuple[tuple[tuple[BBox, float], ...], tuple[BBox, ...]]
@@ -45,6 +48,7 @@ class Group(Enum):
     SPEAKERS = "speakers"
     IDENTITY = "identity"
     NARRATION = "narration"
+    SCRIPT = "script"
 
 
 #: annotations a page needs for a group
@@ -61,6 +65,7 @@ GROUP_FACTS: Mapping[Group, tuple[Fact, ...]] = {
     Group.SPEAKERS: (Fact.SPEAKERS, Fact.CHARACTERS),
     Group.IDENTITY: (Fact.CHARACTERS,),
     Group.NARRATION: (),
+    Group.SCRIPT: (Fact.SCRIPT,),
 }
 
 
@@ -80,6 +85,7 @@ def required_stages(group: Group, page: GTPage) -> tuple[str, ...]:
         Group.SPEAKERS: ("balloons", "characters", "speakers"),
         Group.IDENTITY: ("characters",),
         Group.NARRATION: (),
+        Group.SCRIPT: ("text", "balloons", "order"),
     }[group]
 
 
@@ -96,6 +102,7 @@ class PageRecord:
     sums: Mapping[str, float] = field(default_factory=dict)  # summed over pages
     ap: Mapping[str, APInput] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
+    script: ScriptPageScore | None = None
 
 
 def _order(item: Panel | Balloon) -> int | None:
@@ -111,6 +118,20 @@ def predicted_text_units(page: GTPage, pred: PageAnalysis) -> list[tuple[BBox, s
     # found). Scoring the union of its lines instead (round 1) gave openmantra 0.667
     # against 0.802: the later titles box a text as the inside of its balloon.
     return [(b.bbox, b.text, b.order, b.confidence) for b in pred.blocks]
+
+
+def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> list[HeardBlock]:
+    """What the listener hears of each block, in reading order: its text and kind, its speaker
+    (the page JSON's id) and the name said before it, as the narration says it."""
+    said = {u.region.block: u for u in script_page(pred, prefs or NarrationPrefs()) if u.region.block}
+    out = []
+    for b in pred.blocks_in_order():
+        link = pred.speaker_of(b.id)
+        utt = said.get(b.id)
+        name = utt.speaker_name if utt is not None else None
+        guess = utt is not None and name is not None and Flag.SPEAKER_UNCERTAIN in utt.flags
+        out.append(HeardBlock(b.id, b.text, b.kind.value, link.character if link else None, name, guess))
+    return out
 
 
 def _spoken_texts(pred: PageAnalysis) -> list[str]:
@@ -208,7 +229,7 @@ def score_page(
         sums.update(dialogue_recovered=tr.recovered, dialogue_in_order=tr.in_order, dialogue_n=tr.n_true)
         values["dialogue_recall"] = tr.recall
     char_matches: dict[int, int] = {}
-    bodies = [c for c in pred.characters if c.kind != "face"]
+    bodies = [c for c in pred.characters if c.kind == "body"]
     if groups & {Group.CHARACTERS, Group.SPEAKERS, Group.IDENTITY}:
         char_matches = dict(match_boxes([c.bbox for c in bodies], [c.bbox for c in page.characters]))
     if Group.CHARACTERS in groups:
@@ -241,10 +262,14 @@ def score_page(
             narration_quotes=fs.quotes,
             narration_unsupported=len(fs.unsupported),
         )
+    script = None
+    if Group.SCRIPT in groups and page.script is not None:
+        script = replace(score_script_page(page.script, heard_blocks(pred)), page_id=page.page_id)
     return PageRecord(
         page_id=page.page_id,
         seconds=seconds,
         groups=groups,
+        script=script,
         counts=counts,
         ocr=ocr,
         values=values,
@@ -256,7 +281,7 @@ def score_page(
 
 def _speaker_values(page: GTPage, pred: PageAnalysis, char_matches: Mapping[int, int]) -> dict[str, float]:
     """Recall@#text and the Hybrid Dialog Score of one page."""
-    pred_chars = [c for c in pred.characters if c.kind != "face"]
+    pred_chars = [c for c in pred.characters if c.kind == "body"]
     identity_of_pred = {pred_chars[i].id: page.characters[j].identity for i, j in char_matches.items()}
     name_of = {c.identity: c.name for c in page.characters if c.identity}
     block_matches = dict(

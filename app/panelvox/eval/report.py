@@ -10,6 +10,7 @@ from typing import Any
 
 from panelvox.eval.aggregate import WORST_PAGE_KEYS, MetricValue, worst_pages
 from panelvox.eval.runner import DatasetResult
+from panelvox.eval.script_metrics import format_script_report
 
 
 def fmt(value: MetricValue) -> str:
@@ -124,3 +125,9 @@ def write_outputs(results: Sequence[DatasetResult], out_dir: Path, command: str)
         json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
     )
     (out_dir / "report.md").write_text(report_markdown(results, command), encoding="utf-8")
+    for r in results:  # the golden scripts' per-page table: where speakers and names fail
+        scripts = [rec.script for rec in r.records if rec.script is not None]
+        if scripts:
+            name = "script.md" if len(results) == 1 else f"script-{r.dataset}.md"
+            text = f"# {r.dataset}: what the listener hears, page by page\n\nCommand: `{command}`\n\n"
+            (out_dir / name).write_text(text + format_script_report(scripts), encoding="utf-8")

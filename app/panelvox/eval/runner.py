@@ -32,6 +32,7 @@ from panelvox.eval.page_scoring import (
     score_page,
 )
 from panelvox.model import Image, PageAnalysis
+from panelvox.pages import PageSource
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class EvalStage(Enum):
     TEXT = "text"
     ORDER = "order"
     SPEAKERS = "speakers"
+    SCRIPT = "script"  # what the listener hears, against the golden scripts
     ALL = "all"
 
 
@@ -53,6 +55,7 @@ STAGE_GROUPS: Mapping[EvalStage, frozenset[Group]] = {
         {Group.PANEL_ORDER, Group.PANEL_ORDER_ORACLE, Group.TEXT_ORDER, Group.TEXT_ORDER_ORACLE}
     ),
     EvalStage.SPEAKERS: frozenset({Group.CHARACTERS, Group.FACES, Group.SPEAKERS, Group.IDENTITY}),
+    EvalStage.SCRIPT: frozenset({Group.SCRIPT}),
     EvalStage.ALL: frozenset(Group),
 }
 
@@ -62,6 +65,7 @@ PIPELINE_NEEDS: Mapping[EvalStage, frozenset[str] | None] = {
     EvalStage.TEXT: frozenset({"panels", "text", "balloons"}),
     EvalStage.ORDER: frozenset({"panels", "text", "balloons", "order"}),
     EvalStage.SPEAKERS: None,
+    EvalStage.SCRIPT: None,
     EvalStage.ALL: None,
 }
 
@@ -107,8 +111,14 @@ def run_eval(
     narrations: Path | None = None,
     progress: Progress | None = None,
     on_page: Callable[[GTPage, Image, PageAnalysis], None] | None = None,
+    analyzer: PageSource | None = None,
 ) -> DatasetResult:
-    """Measure ``dataset``; ``stages`` replaces ``default_stages()`` (built once)."""
+    """Measure ``dataset``; ``stages`` replaces ``default_stages()`` (built once).
+
+    ``analyzer`` analyses the pages instead of the stages themselves (the stages still say
+    which metrics can be scored): how the speaker model's training measures each held-out
+    story with a model that never saw it, on cached earlier stages.
+    """
     pipeline = select_stages(default_stages() if stages is None else stages, stage)
     available = frozenset(s.name for s in pipeline)
     order_stage = next((s for s in pipeline if s.name == "order"), None)
@@ -132,7 +142,8 @@ def run_eval(
     total = 0.0
     groups_of = {p.page_id: g for p, g in selected}
     done = 0
-    analyzer = PageAnalyzer(pipeline, None)  # never the user's cache: every run measures the code
+    if analyzer is None:
+        analyzer = PageAnalyzer(pipeline, None)  # never the user's cache: every run measures the code
     for name, book_pages in books_of([p for p, _ in selected]):
         with dataset_pages(name, book_pages, analyzer) as service:
             for number, page in enumerate(book_pages, start=1):

@@ -4,44 +4,36 @@ The pipeline's stages are pure and cached per page, so they cannot know the book
 names pass does, and it is one explicit step that every consumer gets through the page
 service (:class:`panelvox.pages.PageService`). In order, for one page:
 
-1. names the page's own words give (:func:`~panelvox.names.evidence.name_page`: vocatives,
-   self-introductions, captions), spelled and trusted as the book's ComicInfo
-   ``Characters`` say;
-2. names the words of the book's *other analysed pages* gave, carried to a figure here
-   that looks like the one named there (:func:`~panelvox.names.stores.match_by_look`),
-   said as a guess;
-3. the user's renames (:class:`~panelvox.names.stores.NameStore`), which always win;
-4. the labels the listener hears (:func:`~panelvox.names.labels.label_page`).
+1. the names the page's words give its persons (:mod:`panelvox.names.persons`), with what
+   the *book* knows: a name is usable once the book's analysed pages say it twice (a misread
+   word is not said twice) or its ComicInfo ``Characters`` list it, which also gives the
+   spelling;
+2. the user's renames (:class:`~panelvox.names.stores.NameStore`), which always win: by key
+   on their page, by look (said as a guess) on the others;
+3. the labels the listener hears (:func:`~panelvox.names.labels.label_page`).
 
-What step 2 knows is a function of the set of pages analysed so far: each page adds its
-own entries (key -> name and look), computed from that page alone, so reading the pages in
-any order gives the same names once the same pages have been read. Nothing is written
-while a page is read; :meth:`BookNames.save` keeps the learned entries for the next session
-and only the page service calls it.
+What step 1 knows of the book is a function of the set of pages analysed so far: each page
+adds its own mentions (name -> how often its words say it), computed from that page alone,
+so reading the pages in any order gives the same names once the same pages have been read.
+Nothing is written while a page is read; :meth:`BookNames.save` keeps the mentions for the
+next session and only the page service calls it.
 """
 
 from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from panelvox.analysis.identity import Descriptor
 from panelvox.analysis.lettering import WordList
 from panelvox.model import Character, Image, PageAnalysis
-from panelvox.names.evidence import name_evidence, name_page
+from panelvox.names.evidence import page_mentions
 from panelvox.names.labels import label_page
-from panelvox.names.stores import (
-    BY_LOOK_CONFIDENCE,
-    CARRY_STRICTNESS,
-    LearnedNames,
-    NameStore,
-    character_key,
-    character_look,
-    match_by_look,
-)
+from panelvox.names.persons import name_persons
+from panelvox.names.stores import LearnedNames, NameStore, character_key, character_look
 
 if TYPE_CHECKING:  # only for annotations: naming a page needs no book reader
     from panelvox.books import Book
@@ -58,11 +50,11 @@ def comicinfo_names(characters: str | None) -> tuple[str, ...]:
 
 
 class BookNames:
-    """The names pass of one book: ComicInfo names, learned names and the user's renames.
+    """The names pass of one book: ComicInfo names, the names its pages say, the user's renames.
 
-    ``store`` holds the user's renames; ``learned`` (optional) keeps what the pages' words
-    gave between sessions. Thread-safe: the reader names pages on its analysis thread while
-    the user renames on the UI thread.
+    ``store`` holds the user's renames; ``learned`` (optional) keeps the pages' mentions
+    between sessions. Thread-safe: the reader names pages on its analysis thread while the
+    user renames on the UI thread.
     """
 
     def __init__(
@@ -79,118 +71,50 @@ class BookNames:
         self.learned = learned
         self.words = words if words is not None else WordList.load()
         self._lock = threading.Lock()
-        # page -> {key: (name, look)}: the names each analysed page's own words gave
-        self._pages: dict[int, dict[str, tuple[str, Descriptor]]] = {}
-        if learned is not None:
-            for key, entry in learned.load(content_hash).items():
-                page = _page_of(key)
-                if page is not None:
-                    self._pages.setdefault(page, {})[key] = entry
+        # page -> {name key: mentions}: what each analysed page's words say
+        self._pages: dict[int, dict[str, int]] = learned.load(content_hash) if learned is not None else {}
 
     @classmethod
     def for_book(cls, book: Book, store: NameStore, words: WordList | None = None) -> BookNames:
         """For ``book``: its ComicInfo ``Characters``, the user's names in ``store`` and the
-        names learned from its pages, kept beside ``store``."""
+        names its pages said in earlier sessions, kept beside ``store``."""
         characters = book.metadata.characters if book.metadata else None
         return cls(book.content_hash, comicinfo_names(characters), store, LearnedNames.beside(store), words)
 
     # -- the pass ------------------------------------------------------------------------
     def apply(self, analysis: PageAnalysis, load_image: ImageLoader | None = None) -> PageAnalysis:
-        """``analysis`` as the listener should hear it: named (steps 1-3 above) and labelled.
+        """``analysis`` as the listener should hear it: named (steps 1-2 above) and labelled.
 
-        ``load_image`` is called at most once, and only when a look is needed; without it
-        the page keeps what its own words and the user's renames on it say.
+        ``load_image`` is called at most once, and only when a user's rename made on another
+        page looks for the same person here.
         """
         if not analysis.characters:
             return analysis  # nobody to name (and an unreadable page is never loaded again)
         user = self.store.names(self.content_hash)
         known = (*self.known_names, *user.values())
         cleared = tuple(replace(c, name=None, name_confidence=1.0, label=None) for c in analysis.characters)
-        out = name_page(replace(analysis, characters=cleared), self.words, known_names=known)
-        image: Image | None = None
-
-        def page_image() -> Image | None:
-            nonlocal image
-            if image is None and load_image is not None:
-                image = load_image()
-            return image
-
-        if load_image is not None:
-            self._learn(out, page_image, known)
-            out = self._carry(out, page_image)
+        out = replace(analysis, characters=cleared)
+        mentions = page_mentions(out, self.words, known)
+        counts = Counter(m.key for m in mentions)
+        with self._lock:
+            if counts:
+                self._pages[analysis.page] = dict(counts)
+            else:
+                self._pages.pop(analysis.page, None)
+            elsewhere = Counter[str]()  # name key -> how often the other analysed pages say it
+            for page, page_counts in self._pages.items():
+                if page != analysis.page:
+                    elsewhere.update(page_counts)
+        out = name_persons(out, mentions, counts, lambda key: elsewhere[key], known)
         if user:
+            image: Image | None = None
             prefix = f"p{analysis.page}:"
-            if any(not k.startswith(prefix) for k in self.store.looks(self.content_hash)):
-                page_image()
+            if load_image is not None and any(
+                not k.startswith(prefix) for k in self.store.looks(self.content_hash)
+            ):
+                image = load_image()
             out = self.store.apply(self.content_hash, out, image)
         return label_page(out)
-
-    def _learn(
-        self, analysis: PageAnalysis, page_image: Callable[[], Image | None], known: Sequence[str]
-    ) -> None:
-        """Keep the names this page's words gave, with their looks (replacing the page's old ones).
-
-        Only the figures a mention points at are kept, not the rest of their identity
-        cluster: a cluster that joined two people would carry one's name to the other's
-        look on every page.
-        """
-        page = analysis.page
-        pointed = {(e.character, e.name) for e in name_evidence(analysis, self.words, known)}
-        named = [c for c in analysis.characters if c.name and c.kind != "face" and (c.id, c.name) in pointed]
-        wanted = {character_key(page, c): c.name for c in named}
-        with self._lock:
-            had = {k: n for k, (n, _look) in self._pages.get(page, {}).items()}
-        if wanted == had:
-            return
-        found: dict[str, tuple[str, Descriptor]] = {}
-        if named:
-            image = page_image()
-            if image is None:
-                return
-            found = {
-                character_key(page, c): (c.name or "", character_look(image, analysis, c)) for c in named
-            }
-        with self._lock:
-            if found:
-                self._pages[page] = found
-            else:
-                self._pages.pop(page, None)
-
-    def _carry(self, analysis: PageAnalysis, page_image: Callable[[], Image | None]) -> PageAnalysis:
-        """Names learned on other pages given to unnamed look-alikes here, as guesses.
-
-        A name the page already has (from its own words) is never carried onto another
-        figure of it; the name spreads to the figure's identity cluster on the page.
-        """
-        unnamed = [c for c in analysis.characters if c.kind != "face" and not c.name]
-        on_page = {c.name for c in analysis.characters if c.name}
-        with self._lock:
-            looks = {
-                key: entry
-                for page, entries in sorted(self._pages.items())
-                if page != analysis.page
-                for key, entry in sorted(entries.items())
-                if entry[0] not in on_page
-            }
-        if not unnamed or not looks:
-            return analysis
-        image = page_image()
-        if image is None:
-            return analysis
-        given = {c.id: c.name for c in analysis.characters if c.name}
-        threshold = self.store.threshold * CARRY_STRICTNESS
-        found = match_by_look(analysis, image, looks, given, threshold)
-        if not found:
-            return analysis
-        named_clusters = {c.cluster for c in analysis.characters if c.name and c.cluster}
-        by_cluster = {
-            c.cluster: found[c.id]
-            for c in analysis.characters
-            if c.id in found and c.cluster and c.cluster not in named_clusters
-        }
-        return replace(
-            analysis, characters=tuple(_carried(c, found, by_cluster) for c in analysis.characters)
-        )
 
     # -- the user's names -----------------------------------------------------------------
     def rename(self, analysis: PageAnalysis, character: Character, name: str, image: Image | None) -> str:
@@ -211,21 +135,9 @@ class BookNames:
 
     # -- keeping ---------------------------------------------------------------------------
     def save(self) -> None:
-        """Keep what the pages' words gave for the next session; OSError when it cannot."""
+        """Keep what the pages' words said for the next session; OSError when it cannot."""
         if self.learned is None:
             return
         with self._lock:
-            entries = {k: (n, look.tolist()) for e in self._pages.values() for k, (n, look) in e.items()}
-        self.learned.save(self.content_hash, entries)
-
-
-def _carried(c: Character, found: dict[str, str], by_cluster: dict[str, str]) -> Character:
-    if c.name:
-        return c
-    name = found.get(c.id) or (by_cluster.get(c.cluster) if c.cluster else None)
-    return c if name is None else replace(c, name=name, name_confidence=BY_LOOK_CONFIDENCE)
-
-
-def _page_of(key: str) -> int | None:
-    m = re.match(r"^p(\d+):", key)
-    return int(m.group(1)) if m else None
+            pages = {page: dict(counts) for page, counts in self._pages.items()}
+        self.learned.save(self.content_hash, pages)

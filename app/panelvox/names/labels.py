@@ -4,8 +4,9 @@ The last step of the book's names pass (:class:`panelvox.names.book_names.BookNa
 character that speaks on the page gets a :attr:`Character.label`, so the narration, the
 reader, ``panelvox names`` and ``panelvox analyze`` all call a person the same way and none
 of them calls naming code. A named character is called by its name; the others are
-"character 1", "character 2"… by their first line on the page, one number per identity
-cluster (the same person in two panels is one character), never a made-up description.
+"character 1", "character 2"… by their first line on the page, one number per person
+(the same person in two panels is one character), never a made-up description; a person
+whose name the words gave on one figure is still called by number on its other figures.
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ def label_page(analysis: PageAnalysis) -> PageAnalysis:
     for block in analysis.blocks_in_order():
         link = analysis.speaker_of(block.id)
         char = by_id.get(link.character) if link is not None and link.character else None
-        if char is None:
+        if char is None or link is None:
             continue
+        figure = by_id.get(link.figure or "") or char
+        if figure.name is not None and figure.cluster == char.cluster:
+            continue  # said by a named figure: the person needs no number here
         person = char.cluster or char.id
-        if char.name is None and person not in person_label:
+        if person not in person_label:  # a person named on one figure is still one person
             numbered += 1
             # Translators: how an unnamed character is called; {n} numbers them on the page.
             person_label[person] = _("character {n}").format(n=numbered)

@@ -29,11 +29,7 @@ from panelvox.model import Character, Image, PageAnalysis
 log = logging.getLogger(__name__)
 
 _FORMAT = "panelvox.names/2"
-_LEARNED_FORMAT = "panelvox.learned-names/1"
-#: a name read in the text is weaker evidence than a user's rename: it is carried only to a
-#: much closer look (half the identity threshold; at the full one, over-merged looks on the
-#: cib stories gave names to unnamed people: 3 lines lost for 2 gained)
-CARRY_STRICTNESS = 0.5
+_LEARNED_FORMAT = "panelvox.learned-names/2"
 #: how sure a name is that reached a figure only by its look (the colour descriptor cannot
 #: tell two people in the same clothes apart): under the narration's uncertainty threshold,
 #: so the line is said "probably Steenie says"
@@ -164,7 +160,7 @@ def match_by_look(
     (id -> name) keep theirs. Nearest pairs first, one name per figure, and never the same
     name twice in one panel (two figures of a panel are two people).
     """
-    bodies = [c for c in analysis.characters if c.kind != "face" and c.id not in given]
+    bodies = [c for c in analysis.characters if c.kind == "body" and c.id not in given]
     if not looks or not bodies:
         return {}
     pairs = []
@@ -186,12 +182,12 @@ def match_by_look(
 
 
 class LearnedNames:
-    """Where the names the text gave on a book's pages are kept between sessions.
+    """Where the names a book's pages said are kept between sessions.
 
-    ``learned_names.json`` beside ``names.json``: per book, key (``p4:c2``) -> the name the
-    page's own words gave that figure and the figure's look. Only the page service writes
-    it, explicitly (:meth:`panelvox.pages.PageService.save_names`); reading a page never
-    does. Written atomically.
+    ``learned_names.json`` beside ``names.json``: per book, per page, how often the page's
+    words say each name ("kala": 2). Only the page service writes it, explicitly
+    (:meth:`panelvox.pages.PageService.save_names`); reading a page never does. Written
+    atomically.
     """
 
     def __init__(self, path: Path) -> None:
@@ -202,36 +198,36 @@ class LearnedNames:
         """The learned names kept next to the user's ``store``."""
         return cls(store.path.with_name("learned_names.json"))
 
-    def _load(self) -> dict[str, dict[str, tuple[str, list[float]]]]:
-        books = read_json_object(self.path).get("books")
-        out: dict[str, dict[str, tuple[str, list[float]]]] = {}
-        for book, entries in books.items() if isinstance(books, dict) else ():
-            if not isinstance(entries, dict):
+    def _load(self) -> dict[str, dict[int, dict[str, int]]]:
+        data = read_json_object(self.path)
+        books = data.get("books") if data.get("format") == _LEARNED_FORMAT else None
+        out: dict[str, dict[int, dict[str, int]]] = {}
+        for book, pages in books.items() if isinstance(books, dict) else ():
+            if not isinstance(pages, dict):
                 continue
             kept = out.setdefault(str(book), {})
-            for key, entry in entries.items():
-                if not isinstance(entry, dict):
-                    continue
-                name, look = entry.get("name"), entry.get("look")
-                if not (isinstance(name, str) and name and isinstance(look, list) and look):
-                    continue
-                if all(isinstance(x, int | float) for x in look):
-                    kept[str(key)] = (name, [float(x) for x in look])
+            for page, counts in pages.items():
+                if str(page).isdigit() and isinstance(counts, dict):
+                    kept[int(page)] = {
+                        str(k): int(n)
+                        for k, n in counts.items()
+                        if isinstance(n, int) and not isinstance(n, bool)
+                    }
         return out
 
-    def load(self, content_hash: str) -> dict[str, tuple[str, Descriptor]]:
-        """Key (``p4:c2``) -> learned name and look, for one book."""
-        return {k: (n, np.asarray(v, np.float32)) for k, (n, v) in self._load().get(content_hash, {}).items()}
+    def load(self, content_hash: str) -> dict[int, dict[str, int]]:
+        """Page -> {name key: mentions}, for one book."""
+        return self._load().get(content_hash, {})
 
-    def save(self, content_hash: str, entries: dict[str, tuple[str, Sequence[float]]]) -> None:
-        """Replace one book's learned names by ``entries``; OSError when it cannot be written."""
+    def save(self, content_hash: str, pages: dict[int, dict[str, int]]) -> None:
+        """Replace one book's entries by ``pages``; OSError when it cannot be written."""
         books = self._load()
-        new = {k: (n, [round(float(x), 5) for x in look]) for k, (n, look) in sorted(entries.items())}
+        new = {page: dict(sorted(counts.items())) for page, counts in sorted(pages.items()) if counts}
         if books.get(content_hash, {}) == new:
             return
         if new:
             books[content_hash] = new
         else:
             books.pop(content_hash, None)
-        data = {b: {k: {"name": n, "look": v} for k, (n, v) in e.items()} for b, e in books.items()}
+        data = {b: {str(page): counts for page, counts in e.items()} for b, e in books.items()}
         write_json_atomic(self.path, {"format": _LEARNED_FORMAT, "books": data}, durable=False)

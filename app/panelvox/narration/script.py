@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from panelvox.i18n import _, ngettext
-from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, SpeakerLink, SpeakerReason
+from panelvox.model import Balloon, BalloonKind, BBox, Character, PageAnalysis, Panel, SpeakerLink, SpeakerReason
 from panelvox.narration.normalize import detect_language, normalize_for_speech
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
@@ -48,6 +48,9 @@ class Utterance:
     display: str  # what is shown (the lettering as recognised, or the notice)
     speaker: str | None = None  # display name or role ("someone", "narrator"); None: not said
     speaker_key: str | None = None  # stable identity for the voice map (cluster, id or role)
+    #: the character's proper name when the listener hears one ("Kala", also in "probably
+    #: Kala"); None for "character 2", "someone", the narrator. Exports and the eval use it.
+    speaker_name: str | None = None
     confidence: float = 1.0
     flags: frozenset[str] = field(default_factory=frozenset)
     region: Region = Region()
@@ -69,18 +72,30 @@ _KIND = {
 }
 
 
+def voice_of(analysis: PageAnalysis, link: SpeakerLink) -> Character | None:
+    """The character a balloon is said by, as the listener hears it: the figure of its own
+    panel (a name the words gave lands on a figure), else the person."""
+    person = analysis.character(link.character)
+    figure = analysis.character(link.figure) if link.figure else None
+    # the figure speaks for the person only when it is that person's (the grouping may have
+    # given two balloons of one figure to two people: a reply drawn to the same place)
+    if figure is not None and figure.label and (person is None or figure.cluster == person.cluster):
+        return figure
+    return person
+
+
 def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
     """Character id -> what the listener hears for it, for every character that speaks.
 
     The labels come with the page (the book's names pass sets them); in order of each
     character's first line.
     """
-    labels = analysis.labels()
     out: dict[str, str] = {}
     for block in analysis.blocks_in_order():
         link = analysis.speaker_of(block.id)
-        if link is not None and link.character in labels:
-            out.setdefault(link.character, labels[link.character])
+        char = voice_of(analysis, link) if link is not None else None
+        if char is not None and char.label:
+            out.setdefault(char.id, char.label)
     return out
 
 
@@ -91,7 +106,7 @@ def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | Non
     if link.reason is SpeakerReason.NARRATOR:
         # Translators: the speaker of a caption box.
         return _("narrator")
-    char = analysis.character(link.character)
+    char = voice_of(analysis, link)
     if char is None or not char.label:
         # Translators: the speaker of a balloon when no character could be found ("someone says").
         return _("someone")
@@ -231,6 +246,7 @@ class _Builder:
                 block.text,
                 speaker=speaker,
                 speaker_key=key,
+                speaker_name=self._proper_name(block, kind, speaker),
                 confidence=confidence,
                 flags=frozenset(flags),
                 region=Region(block.bbox, panel.id if panel is not None else block.panel, block.id),
@@ -252,15 +268,22 @@ class _Builder:
         if link.character is None:
             # Translators: the speaker of a balloon whose speaker is not on the page.
             return _("someone"), SOMEONE, link.confidence
-        char = self.analysis.character(link.character)
-        name = self.speakers.get(link.character)
-        if name is None:  # a page that has not been through the names pass
+        char = voice_of(self.analysis, link)
+        name = char.label if char is not None else None
+        if char is None or name is None:  # a page that has not been through the names pass
             return _("someone"), SOMEONE, link.confidence
-        key = (char.cluster if char is not None and char.cluster else None) or name
+        key = char.cluster or name  # one voice per person
         sure = link.confidence
         if char is not None and char.name == name:  # a name can be a guess ("probably Steenie")
             sure = min(sure, char.name_confidence)
         return name, key, sure
+
+    def _proper_name(self, block: Balloon, kind: UtteranceKind, speaker: str | None) -> str | None:
+        """The character's name when the listener hears it before this block, else None."""
+        said = kind in (UtteranceKind.DIALOGUE, UtteranceKind.THOUGHT) and self.prefs.speakers_announced
+        link = self.analysis.speaker_of(block.id)
+        char = voice_of(self.analysis, link) if link is not None else None
+        return char.name if said and char is not None and char.name and char.name == speaker else None
 
     def _frame(self, kind: UtteranceKind, speaker: str | None, text: str, unsure: bool) -> str:
         p = self.prefs

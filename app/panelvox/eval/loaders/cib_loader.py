@@ -1,4 +1,4 @@
-"""cib/: Golden Age comic pages with human narrations, some with panels and dialogue."""
+"""cib/: Golden Age comic pages with human narrations, golden scripts, some with panels and dialogue."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 from panelvox.errors import DatasetError
 from panelvox.eval.ground_truth import Dataset, Fact, GTPage, GTPanel
 from panelvox.eval.loaders.common import clip_box, image_size, read_json
+from panelvox.eval.loaders.script_loader import load_script
 from panelvox.i18n import _
 from panelvox.model import BBox, ReadingDirection
 
@@ -47,6 +48,10 @@ def load_cib(root: Path, name: str = "cib") -> Dataset:
                 facts.add(Fact.DIALOGUE)
         else:
             width, height = image_size(image)
+        script_path = root / "script" / f"{entry['page']}.json"
+        script = load_script(script_path) if script_path.is_file() else None
+        if script is not None:
+            facts.add(Fact.SCRIPT)
         pages.append(
             GTPage(
                 dataset=name,
@@ -59,6 +64,7 @@ def load_cib(root: Path, name: str = "cib") -> Dataset:
                 panels=panels,
                 dialogue=dialogue,
                 narration=narration,
+                script=script,
                 # a story (the page id without its page number) is one book: its
                 # characters and names run through its pages
                 book=str(entry["page"]).rpartition("_")[0],
