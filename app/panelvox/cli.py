@@ -125,8 +125,8 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
 
 def _cmd_describe(args: argparse.Namespace) -> int:
+    from panelvox.models.device import Device
     from panelvox.narration.describe_cmd import DescribeOptions, run_describe
-    from panelvox.narration.vlm_backend import Device
 
     return run_describe(
         DescribeOptions(

@@ -13,11 +13,12 @@ from panelvox.analysis.analyze_cmd import analyze_book_page
 from panelvox.errors import BookError, ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image, PageAnalysis
+from panelvox.models.device import Device
 from panelvox.models.registry import ModelEntry, ModelRegistry, ModelRole, read_gguf_info
 from panelvox.narration.describe import DescribeConfig, Describer
 from panelvox.narration.page_narration import ask, cited_words, compose_page_narration, panel_utterances
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, verify_panel
-from panelvox.narration.vlm_backend import BackendConfig, Device, LlamaBackend
+from panelvox.narration.vlm_backend import BackendConfig, LlamaBackend
 
 
 # -- models -------------------------------------------------------------------------------------------
