@@ -1,7 +1,10 @@
-"""The one onnxruntime session factory."""
+"""The one onnxruntime session factory: errors, and onnxruntime's telemetry kept off."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,8 @@ import pytest
 from panelvox.errors import ModelUnavailable
 from panelvox.models.device import Device
 from panelvox.models.onnx_session import create_session
+
+APP = Path(__file__).resolve().parents[2] / "app"
 
 
 def test_missing_or_damaged_model_is_a_domain_error(tmp_path: Path) -> None:
@@ -24,3 +29,31 @@ def test_missing_or_damaged_model_is_a_domain_error(tmp_path: Path) -> None:
 
 def test_device_words_are_the_cli_words() -> None:
     assert [d.value for d in Device] == ["auto", "cpu", "gpu"]
+
+
+# rapidocr and piper import onnxruntime themselves: importing panelvox first must be enough
+_THROUGH_THE_FACTORY = """
+from panelvox.models.ocr import BUNDLED_DET, rapidocr_models_dir
+from panelvox.models.onnx_session import create_session
+create_session(rapidocr_models_dir() / BUNDLED_DET.filename)
+"""
+_ANOTHER_PACKAGE_IMPORTS_IT = """
+import panelvox
+import onnxruntime
+from panelvox.models.ocr import BUNDLED_DET, rapidocr_models_dir
+onnxruntime.InferenceSession(str(rapidocr_models_dir() / BUNDLED_DET.filename))
+"""
+
+
+@pytest.mark.parametrize("script", [_THROUGH_THE_FACTORY, _ANOTHER_PACKAGE_IMPORTS_IT])
+def test_onnxruntime_writes_no_telemetry_id(tmp_path: Path, script: str) -> None:
+    """onnxruntime >= 1.29 writes ~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid and
+    sends telemetry from its import on, unless ORT_DISABLE_TELEMETRY was set before."""
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env |= {
+        "HOME": str(tmp_path),
+        "XDG_CACHE_HOME": str(tmp_path / ".cache"),
+        "PYTHONPATH": os.pathsep.join([str(APP), env.get("PYTHONPATH", "")]),
+    }
+    subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120)
+    assert not (tmp_path / ".cache" / "Microsoft").exists()

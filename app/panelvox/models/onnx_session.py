@@ -8,6 +8,7 @@ a CUDA session that fails to load is made again on the CPU, with a line in the l
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +44,9 @@ def create_session(
     or unloadable model raises :class:`ModelUnavailable` with ``message`` as the sentence the
     user hears (a general one when None).
     """
+    # Already set on importing panelvox (see panelvox/__init__.py); repeated right before the
+    # import that starts onnxruntime's telemetry, so this module stays right on its own.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     import onnxruntime as ort
     from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
 
