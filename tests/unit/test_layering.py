@@ -10,6 +10,19 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[2] / "app" / "panelvox"
 
+_EVERY_AREA = {
+    "model",
+    "books",
+    "analysis",
+    "models",
+    "narration",
+    "speech",
+    "reader",
+    "ui",
+    "export",
+    "eval",
+}
+
 # area -> areas it must never import
 FORBIDDEN: dict[str, set[str]] = {
     "model": {"books", "analysis", "models", "narration", "speech", "reader", "ui", "export", "eval"},
@@ -21,21 +34,13 @@ FORBIDDEN: dict[str, set[str]] = {
     "reader": {"ui"},
     "eval": {"ui", "reader", "speech"},
     # the shared text matcher (eval metrics and the verifier) sits below every area
-    "textmatch": {
-        "model",
-        "books",
-        "analysis",
-        "models",
-        "narration",
-        "speech",
-        "reader",
-        "ui",
-        "export",
-        "eval",
-    },
+    "textmatch": _EVERY_AREA,
+    # so does the one sha256 helper (OCR models, voices, the model registry)
+    "checksum": _EVERY_AREA,
 }
 QT_FREE = {
     "textmatch",
+    "checksum",
     "model",
     "books",
     "analysis",

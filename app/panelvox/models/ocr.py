@@ -11,7 +11,6 @@ GPU are present, else the CPU).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import math
@@ -25,6 +24,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
@@ -137,14 +137,6 @@ def rapidocr_models_dir() -> Path:
     return Path(spec.origin).parent / "models"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
     resolved = path if path is not None else rapidocr_models_dir() / bundled.filename
     if not resolved.is_file():
@@ -153,7 +145,7 @@ def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
             _("A model file of the text reader is missing, so text cannot be read."),
             detail=f"{bundled.role} model not found at {resolved}",
         )
-    if path is None and verify and _sha256(resolved) != bundled.sha256:
+    if path is None and verify and sha256_of(resolved) != bundled.sha256:
         raise ModelUnavailable(
             # Translators: spoken when a model file of the text reader is damaged or unexpected.
             _("A model file of the text reader is damaged, so text cannot be read."),
