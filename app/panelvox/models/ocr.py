@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
@@ -466,18 +465,3 @@ class OcrEngine:
                 text, score = results[k]
                 out[i] = Recognition(str(text).strip(), float(score))
         return out
-
-    def read(self, image: Image, times: StepTimes | None = None) -> list[tuple[Detection, Recognition]]:
-        """Detect and recognise every line on ``image`` (vertical columns included)."""
-        t0 = time.perf_counter()
-        dets = self.detect(image)
-        t1 = time.perf_counter()
-        crops = [
-            crop_quad(image, d.quad, vertical=d.height >= self.config.vertical_ratio * d.width) for d in dets
-        ]
-        recs = self.recognize(crops)
-        t2 = time.perf_counter()
-        if times is not None:
-            times.det += t1 - t0
-            times.rec += t2 - t1
-        return list(zip(dets, recs, strict=True))
