@@ -1,4 +1,4 @@
-"""Find book adapters by convention: adding a format is adding a module.
+"""Find book adapters by their module's name, not through an if/elif over the formats.
 
 A format's adapter lives in ``panelvox/books/<format>_adapter.py``, where ``<format>`` is
 the :class:`BookFormat` member's name in lower case (``seven_zip_adapter`` for

@@ -44,8 +44,9 @@ def create_session(
     or unloadable model raises :class:`ModelUnavailable` with ``message`` as the sentence the
     user hears (a general one when None).
     """
-    # Already set on importing panelvox (see panelvox/__init__.py); repeated right before the
-    # import that starts onnxruntime's telemetry, so this module stays right on its own.
+    # Already set when panelvox was imported (see panelvox/__init__.py); repeated right before
+    # the import it has to precede (onnxruntime's telemetry starts on import), so the session
+    # factory does not depend on a line elsewhere.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     import onnxruntime as ort
     from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
