@@ -27,6 +27,36 @@ def test_missing_or_damaged_model_is_a_domain_error(tmp_path: Path) -> None:
     assert err.value.message.endswith(".")
 
 
+def test_a_cuda_session_that_fails_is_made_again_on_the_cpu(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import onnxruntime
+
+    from panelvox.models.ocr import BUNDLED_DET, rapidocr_models_dir
+
+    real = onnxruntime.InferenceSession
+    asked: list[list[str]] = []
+
+    def session(path: str, sess_options: object = None, providers: list[str] | None = None) -> object:
+        asked.append(list(providers or []))
+        if providers and providers[0] == "CUDAExecutionProvider":
+            raise onnxruntime.capi.onnxruntime_pybind11_state.Fail("no CUDA here")
+        return real(path, sess_options=sess_options, providers=providers)
+
+    monkeypatch.setattr(
+        onnxruntime, "get_available_providers", lambda: ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    )
+    monkeypatch.setattr(onnxruntime, "InferenceSession", session)
+    model = rapidocr_models_dir() / BUNDLED_DET.filename
+    assert create_session(model, Device.CPU).get_providers() == ["CPUExecutionProvider"]
+    assert asked == [["CPUExecutionProvider"]]  # CPU asked for: CUDA never tried
+    asked.clear()
+    with caplog.at_level("WARNING", logger="panelvox.models.onnx_session"):
+        assert create_session(model).get_providers() == ["CPUExecutionProvider"]
+    assert asked == [["CUDAExecutionProvider", "CPUExecutionProvider"], ["CPUExecutionProvider"]]
+    assert "falling back to the CPU" in caplog.text
+
+
 def test_device_words_are_the_cli_words() -> None:
     assert [d.value for d in Device] == ["auto", "cpu", "gpu"]
 
