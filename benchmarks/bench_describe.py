@@ -36,10 +36,11 @@ from panelvox.analysis.cache import PageAnalyzer  # noqa: E402
 from panelvox.analysis.pipeline import default_stages  # noqa: E402
 from panelvox.books import open_book  # noqa: E402
 from panelvox.eval.dialogue_metrics import narration_faithfulness  # noqa: E402
+from panelvox.models.device import Device  # noqa: E402
 from panelvox.narration.describe import DescribeConfig, Describer, PanelDescription  # noqa: E402
 from panelvox.narration.page_narration import compose_page_narration  # noqa: E402
 from panelvox.narration.verify import Decision, VerifiedClaim, VerifiedPanel, verify_panel  # noqa: E402
-from panelvox.narration.vlm_backend import BackendConfig, Device, LlamaBackend  # noqa: E402
+from panelvox.narration.vlm_backend import BackendConfig, LlamaBackend  # noqa: E402
 
 SECTION = "## Describer and verifier (issue 7)"
 

@@ -171,6 +171,13 @@ class Panel:
     order_confidence: float = 1.0  # how sure the order stage is about this panel's place
 
 
+def panel_of(box: BBox, panels: Sequence[Panel], min_cover: float = 0.3) -> str | None:
+    """The id of the panel holding most of ``box`` (the first such, on a tie), or None
+    when no panel holds more than ``min_cover`` of it."""
+    best = max(panels, key=lambda p: box.coverage_by(p.bbox), default=None)
+    return best.id if best is not None and box.coverage_by(best.bbox) > min_cover else None
+
+
 @dataclass(frozen=True, slots=True)
 class TextLine:
     """One detected and recognised line (or vertical column) of text."""

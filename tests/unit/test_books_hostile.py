@@ -27,7 +27,7 @@ from test_books_support import (
 
 from panelvox.books import Limits, open_book
 from panelvox.books.adapter import read_capped
-from panelvox.books.sevenzip_adapter import SevenZipAdapter
+from panelvox.books.seven_zip_adapter import SevenZipAdapter
 from panelvox.books.zip_adapter import ZipAdapter
 from panelvox.cli import main
 from panelvox.errors import (

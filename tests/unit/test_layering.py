@@ -44,6 +44,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "ui": {"eval", "export", "cli"},
     # the shared text matcher (eval metrics and the verifier) sits below every area
     "textmatch": set(_ALL),
+    # so does the one sha256 helper (OCR models, voices, the model registry)
+    "checksum": set(_ALL),
     "doctor": {"cli"},
     "cli": set(),  # the commands use every area; no area uses them
     "paths": _ALL,
@@ -53,6 +55,7 @@ FORBIDDEN: dict[str, set[str]] = {
 }
 QT_FREE = {
     "textmatch",
+    "checksum",
     "model",
     "books",
     "analysis",

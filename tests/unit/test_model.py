@@ -19,6 +19,7 @@ from panelvox.model import (
     SpeakerReason,
     Tail,
     TextLine,
+    panel_of,
 )
 
 
@@ -115,3 +116,13 @@ def test_bbox_geometry() -> None:
     assert a.mirrored(100) == BBox(90, 0, 100, 10)
     with pytest.raises(ValueError):
         BBox(10, 0, 0, 10)
+
+
+def test_panel_of_is_the_panel_holding_most_of_a_box() -> None:
+    left, right = Panel("p1", BBox(0, 0, 100, 100), 1.0, "t"), Panel("p2", BBox(100, 0, 200, 100), 1.0, "t")
+    assert panel_of(BBox(60, 10, 120, 20), [left, right]) == "p1"  # 2/3 of it in p1
+    assert panel_of(BBox(50, 10, 150, 20), [left, right]) == "p1"  # a tie: the first
+    assert panel_of(BBox(80, 10, 300, 20), [left, right]) == "p2"  # 45 % in p2 is enough
+    assert panel_of(BBox(95, 10, 500, 20), [left, right]) is None  # 25 % is not
+    assert panel_of(BBox(60, 10, 120, 20), [left, right], min_cover=0.7) is None
+    assert panel_of(BBox(60, 10, 120, 20), []) is None

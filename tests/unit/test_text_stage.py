@@ -13,18 +13,18 @@ from panelvox.analysis.pipeline import empty_analysis
 from panelvox.analysis.text_stage import TextStage, _is_noise, _stray_script
 from panelvox.errors import ModelUnavailable
 from panelvox.model import ReadingDirection
+from panelvox.models.device import Device
 from panelvox.models.ocr import (
     BUNDLED_DET,
     BUNDLED_REC,
     Detection,
-    Device,
     OcrConfig,
     OcrEngine,
-    choose_providers,
     combine_passes,
     dedupe,
     merge_fragments,
 )
+from panelvox.models.onnx_session import choose_providers
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_provider_choice_prefers_cuda_and_falls_back_to_cpu() -> None:
     assert choose_providers(Device.AUTO, both) == both
     assert choose_providers(Device.AUTO, ["CPUExecutionProvider"]) == ["CPUExecutionProvider"]
     assert choose_providers(Device.CPU, both) == ["CPUExecutionProvider"]
-    assert choose_providers(Device.CUDA, ["CPUExecutionProvider"]) == ["CPUExecutionProvider"]
+    assert choose_providers(Device.GPU, ["CPUExecutionProvider"]) == ["CPUExecutionProvider"]
 
 
 def _render(lines: list[str], size: int = 36) -> np.ndarray:

@@ -34,7 +34,18 @@ import numpy.typing as npt
 
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
-from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, Point, Tail, TextLine
+from panelvox.model import (
+    Balloon,
+    BalloonKind,
+    BBox,
+    Image,
+    PageAnalysis,
+    Panel,
+    Point,
+    Tail,
+    TextLine,
+    panel_of,
+)
 
 STAGE = "balloons"
 Mask = npt.NDArray[np.uint8]
@@ -366,15 +377,6 @@ def _on_panel_edge(box: BBox, panels: Sequence[Panel], typical: float, params: B
     return False
 
 
-def _panel_of(box: BBox, panels: Sequence[Panel]) -> str | None:
-    best, best_cov = None, 0.0
-    for p in panels:
-        cov = box.coverage_by(p.bbox)
-        if cov > best_cov:
-            best, best_cov = p.id, cov
-    return best if best_cov > 0.3 else None
-
-
 class BalloonsStage:
     """Groups lines into balloons, captions and sound effects; finds outlines and tails."""
 
@@ -476,7 +478,7 @@ class BalloonsStage:
                     lines=tuple(ln.id for ln in ordered),
                     polygon=shape.polygon if shape is not None and shape.polygon else None,
                     tail=shape.tail if shape is not None else None,
-                    panel=_panel_of(box, analysis.panels),
+                    panel=panel_of(box, analysis.panels),
                     language=language_of(script),
                 )
             )

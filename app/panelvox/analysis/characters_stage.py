@@ -36,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.identity import page_clusters
-from panelvox.model import BalloonKind, BBox, Character, Image, PageAnalysis, Panel, Point
+from panelvox.model import BalloonKind, BBox, Character, Image, PageAnalysis, Panel, Point, panel_of
 from panelvox.models.detector_contract import DetectionClass
 from panelvox.models.onnx_detector import OnnxDetector, nms
 
@@ -173,9 +173,9 @@ class OnnxCharacterDetector:
         found: list[tuple[BBox, float, str, str | None]] = []
         for d in self.detector.detect(image):
             if d.label is DetectionClass.CHARACTER:
-                found.append((d.bbox, d.score, "body", _panel_of(d.bbox, analysis.panels)))
+                found.append((d.bbox, d.score, "body", panel_of(d.bbox, analysis.panels)))
             elif d.label is DetectionClass.FACE:
-                found.append((d.bbox, d.score, "face", _panel_of(d.bbox, analysis.panels)))
+                found.append((d.bbox, d.score, "face", panel_of(d.bbox, analysis.panels)))
         return _finish(found, 1.0)  # the runner already applied the contract's NMS
 
 
@@ -197,11 +197,6 @@ class CharactersStage:
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-
-def _panel_of(box: BBox, panels: Sequence[Panel]) -> str | None:
-    best = max(panels, key=lambda p: box.coverage_by(p.bbox), default=None)
-    return best.id if best is not None and box.coverage_by(best.bbox) > 0.3 else None
 
 
 def _finish(found: Sequence[tuple[BBox, float, str, str | None]], iou: float) -> tuple[Character, ...]:

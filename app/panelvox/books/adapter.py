@@ -1,8 +1,10 @@
-"""The one small interface every book format implements, and format detection.
+"""The one small interface every book format implements, its shared helpers, and format detection.
 
 An adapter lists entries, reads one entry's bytes (with a size cap) and closes. It never
 extracts anything to disk: entry names are only labels. The format is chosen by the file's
-content (magic bytes), so a ``.cbz`` that is really a RAR still opens.
+content (magic bytes), so a ``.cbz`` that is really a RAR still opens. The adapters live in
+``*_adapter.py`` modules, found by :mod:`panelvox.books.adapter_discovery`; this module
+imports none of them.
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import IO, Protocol
 
-from panelvox.books.limits import Limits
-from panelvox.errors import BookError, ResourceLimitExceeded, UnreadablePage
+from panelvox.errors import BookError, PasswordProtected, ResourceLimitExceeded, UnreadablePage
 from panelvox.i18n import _
 
 #: What third-party parsers raise on hostile or damaged bytes. Listed explicitly (not a
@@ -122,6 +123,11 @@ def damaged_entry(detail: str) -> UnreadablePage:
     return UnreadablePage(_("This page is damaged and cannot be shown."), detail=detail)
 
 
+def password_protected(detail: str) -> PasswordProtected:
+    # Translators: spoken when a book needs a password Panelvox does not have.
+    return PasswordProtected(_("This book is password protected."), detail=detail)
+
+
 def damaged(detail: str) -> BookError:
     # Translators: spoken when a book's file is damaged and cannot be opened.
     return BookError(_("This book is damaged and cannot be opened."), detail=detail)
@@ -153,33 +159,6 @@ def sniff(path: Path) -> BookFormat | None:
     if low.endswith((".cbt", ".tar")) and len(head) >= 512:
         return BookFormat.TAR
     return None
-
-
-def open_adapter(path: Path, fmt: BookFormat, limits: Limits) -> BookAdapter:
-    """Open the adapter for ``fmt`` (imports each library only when needed)."""
-    if fmt is BookFormat.ZIP:
-        from panelvox.books.zip_adapter import ZipAdapter
-
-        return ZipAdapter(path, limits)
-    if fmt is BookFormat.RAR:
-        from panelvox.books.rar_adapter import RarAdapter
-
-        return RarAdapter(path, limits)
-    if fmt is BookFormat.SEVEN_ZIP:
-        from panelvox.books.sevenzip_adapter import SevenZipAdapter
-
-        return SevenZipAdapter(path, limits)
-    if fmt is BookFormat.TAR:
-        from panelvox.books.tar_adapter import TarAdapter
-
-        return TarAdapter(path, limits)
-    if fmt is BookFormat.PDF:
-        from panelvox.books.pdf_adapter import PdfAdapter
-
-        return PdfAdapter(path, limits)
-    from panelvox.books.folder_adapter import FolderAdapter
-
-    return FolderAdapter(path, limits)
 
 
 def too_many_entries(count: int, limit: int) -> ResourceLimitExceeded:

@@ -7,14 +7,14 @@ import logging
 import os
 from pathlib import Path
 
-from panelvox.books.adapter import BookAdapter, BookFormat, Entry, open_adapter, sniff
+from panelvox.books.adapter import BookAdapter, BookFormat, Entry, password_protected, sniff
+from panelvox.books.adapter_discovery import open_adapter
 from panelvox.books.book import Book, PageRef
 from panelvox.books.comicinfo import ComicInfo, ComicInfoError, parse_comicinfo
 from panelvox.books.direction import decide_direction
 from panelvox.books.direction_store import DirectionOverrides
 from panelvox.books.limits import Limits, MiB
 from panelvox.books.naming import is_junk, is_page_image, natural_key, normalize_name
-from panelvox.books.rar_adapter import password_protected
 from panelvox.errors import BookError, BookNotFound, EmptyBook, ResourceLimitExceeded, UnsupportedFormat
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection

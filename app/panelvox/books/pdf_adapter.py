@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pymupdf
 
-from panelvox.books.adapter import PARSER_ERRORS, BookFormat, Entry, damaged, damaged_entry
+from panelvox.books.adapter import (
+    PARSER_ERRORS,
+    BookFormat,
+    Entry,
+    damaged,
+    damaged_entry,
+    password_protected,
+)
 from panelvox.books.limits import Limits
-from panelvox.books.rar_adapter import password_protected
 from panelvox.errors import EmptyBook
 from panelvox.i18n import _
 

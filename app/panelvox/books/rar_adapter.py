@@ -22,19 +22,15 @@ from panelvox.books.adapter import (
     Entry,
     damaged,
     damaged_entry,
+    password_protected,
     read_capped,
     too_many_entries,
 )
 from panelvox.books.limits import Limits
-from panelvox.errors import BookError, PasswordProtected
+from panelvox.errors import BookError
 from panelvox.i18n import _
 
 log = logging.getLogger(__name__)
-
-
-def password_protected(detail: str) -> PasswordProtected:
-    # Translators: spoken when a book needs a password Panelvox does not have.
-    return PasswordProtected(_("This book is password protected."), detail=detail)
 
 
 class RarAdapter:

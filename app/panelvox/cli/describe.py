@@ -11,11 +11,12 @@ from typing import Any, TextIO
 
 from panelvox.cli.common import check_page, open_pages
 from panelvox.i18n import _
+from panelvox.models.device import Device
 from panelvox.models.registry import ModelRegistry
 from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
 from panelvox.narration.page_narration import compose_page_narration, panel_utterances
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, describe_verified
-from panelvox.narration.vlm_backend import Device, backend_for
+from panelvox.narration.vlm_backend import backend_for
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

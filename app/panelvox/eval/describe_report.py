@@ -14,9 +14,10 @@ from panelvox.eval.describe_eval import ClaimSource, DescribeEvalResult, run_inj
 from panelvox.eval.loaders import load_dataset
 from panelvox.eval.progress import ProgressBar
 from panelvox.i18n import _
+from panelvox.models.device import Device
 from panelvox.models.registry import ModelRegistry, read_gguf_info
 from panelvox.narration.describe import DescribeConfig, Describer
-from panelvox.narration.vlm_backend import BackendConfig, Device, LlamaBackend, entry_for
+from panelvox.narration.vlm_backend import BackendConfig, LlamaBackend, entry_for
 
 
 def resolve_source(source: ClaimSource, registry: ModelRegistry) -> ClaimSource:

@@ -3,36 +3,35 @@
 The ONNX models are the ones that ship *inside* the PyPI ``rapidocr`` wheel
 (``rapidocr/models/PP-OCRv6_*_small.onnx``). Their paths are pinned here and checked by
 sha256, so nothing ever asks rapidocr to resolve (and download) a model. Only rapidocr's
-pre/post-processing helpers are used; the onnxruntime sessions are ours: created once per
-:class:`OcrEngine`, reused for every page, on CUDA when onnxruntime-gpu and a GPU are
-present, else on the CPU.
+pre/post-processing helpers are used; the onnxruntime sessions are ours
+(:func:`panelvox.models.onnx_session.create_session`): created once per :class:`OcrEngine`,
+reused for every page, on the configured device (by default CUDA when onnxruntime-gpu and a
+GPU are present, else the CPU).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import math
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
+from panelvox.models.device import Device
+from panelvox.models.onnx_session import create_session
 
 log = logging.getLogger(__name__)
 
-#: An RGB image, shape (height, width, 3), dtype uint8.
 #: A text quadrilateral: 4 (x, y) points clockwise from top-left, page pixels.
 Quad = npt.NDArray[np.float32]
 
@@ -55,12 +54,6 @@ BUNDLED_DET = BundledModel(
 BUNDLED_REC = BundledModel(
     "rec", "PP-OCRv6_rec_small.onnx", "6f327246b50388f3c176ae304bd95767ea6dc0c9ae92153ef8cbe210b3c14884"
 )
-
-
-class Device(Enum):
-    AUTO = "auto"  # CUDA when available, else CPU
-    CPU = "cpu"
-    CUDA = "cuda"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,14 +136,6 @@ def rapidocr_models_dir() -> Path:
     return Path(spec.origin).parent / "models"
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
     resolved = path if path is not None else rapidocr_models_dir() / bundled.filename
     if not resolved.is_file():
@@ -159,46 +144,13 @@ def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
             _("A model file of the text reader is missing, so text cannot be read."),
             detail=f"{bundled.role} model not found at {resolved}",
         )
-    if path is None and verify and _sha256(resolved) != bundled.sha256:
+    if path is None and verify and sha256_of(resolved) != bundled.sha256:
         raise ModelUnavailable(
             # Translators: spoken when a model file of the text reader is damaged or unexpected.
             _("A model file of the text reader is damaged, so text cannot be read."),
             detail=f"sha256 of {resolved} does not match {bundled.sha256}",
         )
     return resolved
-
-
-def choose_providers(device: Device, available: Sequence[str]) -> list[str]:
-    """onnxruntime execution providers in preference order; CPU is always last."""
-    cuda = "CUDAExecutionProvider"
-    if device is not Device.CPU and cuda in available:
-        return [cuda, "CPUExecutionProvider"]
-    if device is Device.CUDA:
-        log.warning("CUDA requested but onnxruntime offers only %s; using the CPU", list(available))
-    return ["CPUExecutionProvider"]
-
-
-def _session(path: Path, config: OcrConfig) -> Any:
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.log_severity_level = 3
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.enable_cpu_mem_arena = False  # keeps peak memory down on large pages
-    if config.threads > 0:
-        opts.intra_op_num_threads = config.threads
-    providers = choose_providers(config.device, ort.get_available_providers())
-    try:
-        return ort.InferenceSession(str(path), sess_options=opts, providers=providers)
-    except (RuntimeError, OSError, ValueError) as exc:
-        if providers[0] == "CPUExecutionProvider":
-            raise ModelUnavailable(
-                # Translators: spoken when the text reader's model cannot be loaded.
-                _("The text reader could not start, so text cannot be read."),
-                detail=f"onnxruntime could not load {path}: {exc!r}",
-            ) from exc
-        log.warning("%s failed to load %s (%r); falling back to the CPU", providers[0], path, exc)
-        return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 def crop_quad(image: Image, quad: Quad, *, vertical: bool) -> Image:
@@ -378,14 +330,14 @@ class OcrEngine:
         self.config = config or OcrConfig()
         det_path = _resolve(self.config.det_model, BUNDLED_DET, self.config.verify_sha256)
         rec_path = _resolve(self.config.rec_model, BUNDLED_REC, self.config.verify_sha256)
-        self._det = _session(det_path, self.config)
-        self._rec = _session(rec_path, self.config)
+        # Translators: spoken when the text reader's model cannot be loaded.
+        failed = _("The text reader could not start, so text cannot be read.")
+        threads = self.config.threads or None
+        self._det = create_session(det_path, self.config.device, threads=threads, message=failed)
+        self._rec = create_session(rec_path, self.config.device, threads=threads, message=failed)
         meta = self._rec.get_modelmeta().custom_metadata_map
         if "character" not in meta:
-            raise ModelUnavailable(
-                _("The text reader could not start, so text cannot be read."),
-                detail=f"{rec_path} carries no character list in its metadata",
-            )
+            raise ModelUnavailable(failed, detail=f"{rec_path} carries no character list in its metadata")
         self._decode = CTCLabelDecode(character=meta["character"].splitlines())
         self._post = DBPostProcess(
             thresh=self.config.det_thresh,
@@ -513,18 +465,3 @@ class OcrEngine:
                 text, score = results[k]
                 out[i] = Recognition(str(text).strip(), float(score))
         return out
-
-    def read(self, image: Image, times: StepTimes | None = None) -> list[tuple[Detection, Recognition]]:
-        """Detect and recognise every line on ``image`` (vertical columns included)."""
-        t0 = time.perf_counter()
-        dets = self.detect(image)
-        t1 = time.perf_counter()
-        crops = [
-            crop_quad(image, d.quad, vertical=d.height >= self.config.vertical_ratio * d.width) for d in dets
-        ]
-        recs = self.recognize(crops)
-        t2 = time.perf_counter()
-        if times is not None:
-            times.det += t1 - t0
-            times.rec += t2 - t1
-        return list(zip(dets, recs, strict=True))

@@ -5,13 +5,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import BBox, Panel
 from panelvox.models.detector_contract import (
@@ -22,6 +21,11 @@ from panelvox.models.detector_contract import (
     OutputLayout,
     Resize,
 )
+from panelvox.models.device import Device
+from panelvox.models.onnx_session import create_session
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 log = logging.getLogger(__name__)
 
@@ -39,43 +43,30 @@ class _Geometry:
 
 
 class OnnxDetector:
-    """A detector model file plus its contract; CUDA first when onnxruntime-gpu has it."""
+    """A detector model file plus its contract, on ``device`` (see :func:`create_session`)."""
 
-    def __init__(self, path: Path, contract: DetectorContract, *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        contract: DetectorContract,
+        *,
+        name: str | None = None,
+        device: Device = Device.AUTO,
+    ) -> None:
         self.path = path
         self.contract = contract
         self.name = name or f"onnx:{path.stem}"
-        self._session: Any = None
+        self.device = device
+        self._session: InferenceSession | None = None
 
-    @staticmethod
-    def providers() -> list[str]:
-        import onnxruntime as ort
-
-        available = ort.get_available_providers()
-        return [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in available]
-
-    def _get_session(self) -> Any:
+    def _get_session(self) -> InferenceSession:
         if self._session is None:
-            import onnxruntime as ort
-            from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
-
-            try:
-                if not self.path.is_file():
-                    raise FileNotFoundError(str(self.path))
-                self._session = ort.InferenceSession(str(self.path), providers=self.providers())
-            except (
-                OSError,
-                RuntimeError,
-                ValueError,
-                ort_state.Fail,
-                ort_state.InvalidGraph,
-                ort_state.InvalidProtobuf,
-            ) as exc:
-                raise ModelUnavailable(
-                    # Translators: spoken when a detector model file cannot be loaded.
-                    _("The detection model could not be loaded."),
-                    detail=f"{self.path}: {exc!r}",
-                ) from exc
+            self._session = create_session(
+                self.path,
+                self.device,
+                # Translators: spoken when a detector model file cannot be loaded.
+                message=_("The detection model could not be loaded."),
+            )
         return self._session
 
     # -- the contract, step by step -------------------------------------------------------

@@ -13,7 +13,6 @@ exhausting memory. Writing the manifest is atomic (temporary file + :func:`os.re
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from panelvox import paths
+from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.jsonfile import write_json_atomic
@@ -68,7 +68,6 @@ VISION_PROJECTORS: dict[str, str] = {
 _MAX_KV = 100_000
 _MAX_STRING = 64 * 1024 * 1024  # a tokenizer's vocabulary is stored as one array of strings
 _MAX_ARRAY = 10_000_000
-_HASH_CHUNK = 4 * 1024 * 1024
 
 
 class ModelRole(Enum):
@@ -251,17 +250,6 @@ def read_gguf_info(path: Path) -> GgufInfo:
 
 def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def sha256_of(path: Path, progress: Callable[[int], None] | None = None) -> str:
-    """The sha256 of a file, read in chunks (multi-gigabyte models never sit in memory)."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        while chunk := fh.read(_HASH_CHUNK):
-            digest.update(chunk)
-            if progress is not None:
-                progress(len(chunk))
-    return digest.hexdigest()
 
 
 def check_pair(model: GgufInfo, mmproj: GgufInfo | None) -> list[str]:

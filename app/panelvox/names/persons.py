@@ -30,8 +30,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from panelvox.model import Balloon, BalloonKind, PageAnalysis
 from panelvox.analysis.lettering import WordList
+from panelvox.model import Balloon, BalloonKind, PageAnalysis
 from panelvox.names.evidence import Mention, NameSource, display_name, name_key, page_mentions
 
 #: how sure a name is when two mentions on the page hold it (said without "probably")

@@ -12,7 +12,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from panelvox.i18n import _, ngettext
-from panelvox.model import Balloon, BalloonKind, BBox, Character, PageAnalysis, Panel, SpeakerLink, SpeakerReason
+from panelvox.model import (
+    Balloon,
+    BalloonKind,
+    BBox,
+    Character,
+    PageAnalysis,
+    Panel,
+    SpeakerLink,
+    SpeakerReason,
+)
 from panelvox.narration.normalize import detect_language, normalize_for_speech
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest

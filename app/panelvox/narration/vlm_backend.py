@@ -24,7 +24,6 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ import numpy.typing as npt
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
+from panelvox.models.device import Device
 from panelvox.models.registry import ModelEntry, ModelRegistry, ModelRole, read_gguf_info
 
 _GGML_LOG_ERROR = 3  # enum ggml_log_level
@@ -45,17 +45,11 @@ HEADROOM_BYTES = 768 * 1024 * 1024
 LOAD_FACTOR = 1.15
 
 
-class Device(Enum):
-    AUTO = "auto"  # all layers on the GPU when this llama.cpp build can offload
-    CPU = "cpu"
-    GPU = "gpu"
-
-
 @dataclass(frozen=True, slots=True)
 class BackendConfig:
     model: Path
     mmproj: Path | None = None
-    device: Device = Device.AUTO
+    device: Device = Device.AUTO  # AUTO: every layer on the GPU when this llama.cpp build can offload
     n_ctx: int = 4096
     threads: int = 0  # 0: llama.cpp decides
     seed: int = 0

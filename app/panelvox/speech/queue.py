@@ -95,11 +95,6 @@ class SpeechQueue:
         with self._cond:
             return self._cond.wait_for(lambda: not self._heap and self._current is None, timeout)
 
-    @property
-    def busy(self) -> bool:
-        with self._cond:
-            return bool(self._heap) or self._current is not None
-
     def close(self) -> None:
         """Interrupt, stop the worker and terminate the backends."""
         self.interrupt()

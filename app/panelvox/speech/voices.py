@@ -7,7 +7,6 @@ hash of its identity, so a character sounds the same on every page and in every 
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import logging
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from panelvox import paths as folders
+from panelvox.checksum import sha256_of
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
 from panelvox.speech.backend import Capabilities, SpeechRequest
@@ -55,7 +55,7 @@ class PiperVoiceEntry:
         """Raise :class:`BackendUnavailable` if a listed sha256 does not match."""
         for key, path in (("model", self.model), ("config", self.config)):
             want = self.sha256.get(key)
-            if want and path is not None and _sha256(path) != want:
+            if want and path is not None and sha256_of(path) != want:
                 raise BackendUnavailable(
                     # Translators: spoken when a neural voice file is damaged or was changed.
                     _("The voice {name} is damaged; reinstall it.").format(name=self.name),
@@ -235,11 +235,3 @@ def _style(data: Mapping[str, Any]) -> VoiceStyle:
     return VoiceStyle(
         str(data.get("variant", "")), float(data.get("pitch", 1.0)), float(data.get("rate", 1.0))
     )
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

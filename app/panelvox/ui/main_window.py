@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from panelvox.i18n import _
-from panelvox.reader.commands import Command, key_table, keymap
+from panelvox.reader.commands import Command, key_table
 from panelvox.reader.describe_jobs import DescribeResult, DescribeWorker
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position_store import Level, Position
@@ -386,9 +386,6 @@ class MainWindow(QMainWindow):
         )
         self.page_view.set_theme(theme)
         self.page_view.set_zoom(settings.zoom)
-
-    def key_help_rows(self) -> list[tuple[str, str]]:
-        return [(b.spoken_keys, b.help) for b in keymap()]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.controller.interrupt()

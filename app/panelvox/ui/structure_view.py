@@ -61,9 +61,6 @@ class StructureView(QTreeWidget):
         self._items[pos] = item
         return item
 
-    def item_for(self, pos: Position) -> QTreeWidgetItem | None:
-        return self._items.get(pos)
-
     @staticmethod
     def position_of(item: QTreeWidgetItem | None) -> Position | None:
         if item is None:

@@ -77,11 +77,6 @@ class FileBackend(SpeechBackend):
             self._length += pcm.size + gap.size
         return True
 
-    def mark(self, tag: str) -> None:
-        """Record a chapter mark at the current end of the audio."""
-        with self._lock:
-            self._marks.append(Mark(tag, self._length))
-
     def take(self) -> tuple[np.ndarray, list[Mark]]:
         """The audio rendered so far and its marks; the backend starts empty again."""
         with self._lock:

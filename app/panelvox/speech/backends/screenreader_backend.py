@@ -138,11 +138,6 @@ class ScreenReaderBackend(SpeechBackend):
         return out
 
     @property
-    def _spd(self) -> Any:
-        """The Speech Dispatcher client, or None for other screen readers."""
-        return getattr(self._get_output(), "_client", None)
-
-    @property
     def capabilities(self) -> Capabilities:
         if not sys.platform.startswith("linux"):
             return Capabilities(reports_done=False, can_stream=True)

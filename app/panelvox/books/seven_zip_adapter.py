@@ -11,9 +11,16 @@ import py7zr
 import py7zr.exceptions
 import py7zr.io
 
-from panelvox.books.adapter import PARSER_ERRORS, BookFormat, Entry, damaged, damaged_entry, too_many_entries
+from panelvox.books.adapter import (
+    PARSER_ERRORS,
+    BookFormat,
+    Entry,
+    damaged,
+    damaged_entry,
+    password_protected,
+    too_many_entries,
+)
 from panelvox.books.limits import Limits
-from panelvox.books.rar_adapter import password_protected
 from panelvox.errors import ResourceLimitExceeded
 from panelvox.i18n import _
 

@@ -1,0 +1,91 @@
+"""The one place onnxruntime sessions are made (the OCR models and any ONNX detector).
+
+Every session gets the same options and the same device rule: CUDA when it is asked for or
+:attr:`Device.AUTO` finds it (onnxruntime-gpu on a machine with an NVIDIA GPU), else the CPU;
+a CUDA session that fails to load is made again on the CPU, with a line in the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from panelvox.errors import ModelUnavailable
+from panelvox.i18n import _
+from panelvox.models.device import Device
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+
+log = logging.getLogger(__name__)
+
+CUDA = "CUDAExecutionProvider"
+CPU = "CPUExecutionProvider"
+
+
+def choose_providers(device: Device, available: Sequence[str]) -> list[str]:
+    """onnxruntime execution providers in preference order; CPU is always last."""
+    if device is not Device.CPU and CUDA in available:
+        return [CUDA, CPU]
+    if device is Device.GPU:
+        log.warning("GPU requested but onnxruntime offers only %s; using the CPU", list(available))
+    return [CPU]
+
+
+def create_session(
+    path: Path, device: Device = Device.AUTO, *, threads: int | None = None, message: str | None = None
+) -> InferenceSession:
+    """An onnxruntime session for the model at ``path`` on ``device`` (see the module docstring).
+
+    ``threads`` caps onnxruntime's intra-op threads (None: onnxruntime decides). A missing
+    or unloadable model raises :class:`ModelUnavailable` with ``message`` as the sentence the
+    user hears (a general one when None).
+    """
+    # Already set when panelvox was imported (see panelvox/__init__.py); repeated right before
+    # the import it has to precede (onnxruntime's telemetry starts on import), so the session
+    # factory does not depend on a line elsewhere.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime as ort
+    from onnxruntime.capi import onnxruntime_pybind11_state as ort_state
+
+    def unavailable(exc: BaseException) -> ModelUnavailable:
+        return ModelUnavailable(
+            # Translators: spoken when a model file cannot be loaded.
+            message or _("A model could not be loaded."),
+            detail=f"onnxruntime could not load {path}: {exc!r}",
+        )
+
+    if not path.is_file():
+        raise unavailable(FileNotFoundError(str(path)))
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.enable_cpu_mem_arena = False  # keeps peak memory down on large pages
+    if threads is not None and threads > 0:
+        opts.intra_op_num_threads = threads
+    # onnxruntime's own exceptions derive from Exception only, not RuntimeError
+    errors = (
+        OSError,
+        RuntimeError,
+        ValueError,
+        ort_state.Fail,
+        ort_state.InvalidArgument,
+        ort_state.InvalidGraph,
+        ort_state.InvalidProtobuf,
+        ort_state.NoSuchFile,
+        ort_state.RuntimeException,
+    )
+    providers = choose_providers(device, ort.get_available_providers())
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+    except errors as exc:
+        if providers[0] == CPU:
+            raise unavailable(exc) from exc
+        log.warning("%s failed to load %s (%r); falling back to the CPU", providers[0], path, exc)
+    try:
+        return ort.InferenceSession(str(path), sess_options=opts, providers=[CPU])
+    except errors as exc:
+        raise unavailable(exc) from exc
