@@ -292,7 +292,10 @@ def _speaker_values(page: GTPage, pred: PageAnalysis, char_matches: Mapping[int,
     for k, _ in speaking:
         i = block_matches.get(k)
         link = pred.speaker_of(pred.blocks[i].id) if i is not None else None
-        predicted.append(identity_of_pred.get(link.character) if link and link.character else None)
+        # the figure the balloon belongs to in its own panel (the person's first figure may
+        # be in another panel): Recall@#text asks which drawn character says it
+        who = (link.figure or link.character) if link is not None else None
+        predicted.append(identity_of_pred.get(who) if who else None)
     sr = speaker_recall([b.speaker or "" for _, b in speaking], predicted)
     pred_name = {c.id: (c.name or c.cluster or c.id) for c in pred.characters}
     true_pairs = [(name_of.get(b.speaker) if b.speaker else None, b.text or "") for b in page.balloons]
