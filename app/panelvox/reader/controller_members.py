@@ -11,7 +11,7 @@ from __future__ import annotations
 from panelvox.books import Book
 from panelvox.reader.analysis_jobs import JobResult
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Position
+from panelvox.reader.position import Position
 from panelvox.speech.backend import Priority
 
 

@@ -26,7 +26,7 @@ from panelvox.reader.describe_jobs import (
     model_configured,
 )
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Level
+from panelvox.reader.position import Level
 from panelvox.speech.backend import Priority
 
 

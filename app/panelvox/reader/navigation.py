@@ -11,7 +11,7 @@ from collections.abc import Callable
 from enum import Enum
 
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Level, Position
+from panelvox.reader.position import Level, Position
 
 
 class Edge(Enum):

@@ -40,7 +40,8 @@ from panelvox.reader.listener import ReaderListener, message
 from panelvox.reader.name_commands import NameCommands
 from panelvox.reader.navigation import Edge, Target
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
-from panelvox.reader.position_store import Level, Position, PositionStore
+from panelvox.reader.position import Level, Position, page_number
+from panelvox.reader.position_store import PositionStore
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.settings_commands import SettingsCommands
 from panelvox.speech.backend import Priority, SpeechRequest
@@ -138,14 +139,14 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         intro = _("{title}, {count} pages.").format(title=book.title, count=book.page_count)
         if saved is not None and pos != Position(0):
             # Translators: said when a book opens where the reader left it.
-            where = _("Resuming at page {page} of {count}").format(page=pos.page + 1, count=book.page_count)
+            where = _("Resuming at page {page} of {count}").format(page=pos.number, count=book.page_count)
             outline = self.outline(pos.page)
             if pos.level is not Level.PAGE and outline.ready and pos.step < len(outline.steps):
                 where += ", " + self._panel_words(outline, pos.step)
             intro += " " + where + "."
         else:
             # Translators: said when a book opens at its start.
-            intro += " " + _("Page {n}.").format(n=pos.page + 1)
+            intro += " " + _("Page {n}.").format(n=pos.number)
         self.say_message(intro)
         return True
 
@@ -243,7 +244,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         pos = self.position
         outline = self.outline(pos.page)
         # Translators: status line; {page} of {count}.
-        parts = [_("Page {page} of {count}").format(page=pos.page + 1, count=self.page_count)]
+        parts = [_("Page {page} of {count}").format(page=pos.number, count=self.page_count)]
         if outline.ready and pos.step >= 0:
             parts.append(self._panel_words(outline, pos.step))
             # Translators: status line; the balloon position on the page.
@@ -254,7 +255,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             # Translators: status line while pages are analysed; {n} is the page being analysed.
             parts.append(
                 _("analysing page {n}, {done} of {total} ready").format(
-                    n=missing[0] + 1, done=len(ahead) - len(missing), total=len(ahead)
+                    n=page_number(missing[0]), done=len(ahead) - len(missing), total=len(ahead)
                 )
             )
         self.listener.status_changed(" · ".join(parts))
@@ -352,7 +353,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             return True
         self._waiting = True
         # Translators: said when moving inside a page that is still being analysed.
-        self.say_message(_("Page {n} is still being analysed.").format(n=outline.index + 1))
+        self.say_message(_("Page {n} is still being analysed.").format(n=outline.number))
         return False
 
     def _end_of_book(self) -> None:
@@ -401,7 +402,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
                 )
             )
             return
-        self._move(Position(number - 1))
+        self._move(Position.at_number(number))
 
     def go_to_page_text(self, text: str) -> None:
         """Go to a page typed by the user (anything not a number: one spoken sentence)."""
@@ -420,14 +421,20 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         self._move(pos)
 
     def next_page(self) -> None:
-        if self._need_book():
-            self.go_to_page(
-                self.position.page + 2
-            ) if self.position.page + 1 < self.page_count else self._end_of_book()
+        if not self._need_book():
+            return
+        if self.position.number < self.page_count:
+            self.go_to_page(self.position.number + 1)
+        else:
+            self._end_of_book()
 
     def previous_page(self) -> None:
-        if self._need_book():
-            self.go_to_page(self.position.page) if self.position.page > 0 else self._start_of_book()
+        if not self._need_book():
+            return
+        if self.position.number > 1:
+            self.go_to_page(self.position.number - 1)
+        else:
+            self._start_of_book()
 
     # -- say all -----------------------------------------------------------------------
     def toggle_say_all(self) -> None:
@@ -490,12 +497,12 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         analysis = result.analysis if result is not None else None
         if analysis is None or pos.step < 0:
             here = "" if analysis is None else describe_here(analysis)
-            text = where_am_i(self.title, pos.page + 1, self.page_count, here=here)
+            text = where_am_i(self.title, pos.number, self.page_count, here=here)
         else:
             group = outline.panels[outline.group_of(pos.step)]
             panel_count = len(analysis.panels)
             here = describe_here(analysis, group.panel) if group.panel else ""
-            text = where_am_i(self.title, pos.page + 1, self.page_count, group.number, panel_count, here)
+            text = where_am_i(self.title, pos.number, self.page_count, group.number, panel_count, here)
         self.say_message(text)
 
     def overview(self) -> None:

@@ -16,7 +16,7 @@ from panelvox.model import ReadingDirection
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind, save_prefs
 from panelvox.reader.controller_members import ControllerMembers
 from panelvox.reader.listener import ReaderListener
-from panelvox.reader.position_store import Position
+from panelvox.reader.position import Position
 from panelvox.reader.reader_settings import ReaderSettings, save_reader_settings
 
 log = logging.getLogger(__name__)
