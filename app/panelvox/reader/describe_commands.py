@@ -32,11 +32,14 @@ from panelvox.speech.backend import Priority
 
 class DescribeCommands(ControllerMembers):
     # Members of the controller this mixin uses (beside ControllerMembers').
-    prefs: NarrationPrefs
     models: ModelRegistry
     describe_config: DescribeConfig
     describe_jobs: DescribeJobs
     _describe_gen: int
+
+    @property
+    def prefs(self) -> NarrationPrefs:
+        raise NotImplementedError
 
     def _need_ready(self, outline: PageOutline) -> bool:
         raise NotImplementedError

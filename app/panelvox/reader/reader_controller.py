@@ -42,8 +42,8 @@ from panelvox.reader.navigation import Edge, Target
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
 from panelvox.reader.position import Level, Position, page_number
 from panelvox.reader.position_store import PositionStore
+from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
-from panelvox.reader.settings_commands import SettingsCommands
 from panelvox.speech.backend import Priority, SpeechRequest
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import VoiceManifest
@@ -54,7 +54,7 @@ Post = Callable[[Callable[[], None]], None]
 _RATE_STEP = 0.1
 
 
-class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
+class ReaderController(DescribeCommands, NameCommands):
     """Book, position, reading unit (the position's level) and every reading command."""
 
     def __init__(
@@ -78,16 +78,19 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         self.speech = speech
         #: analyses a page of the open book (the reader's worker process, or stages in tests)
         self.analyzer = analyzer
-        self.prefs = prefs or NarrationPrefs()
-        self.settings = settings or ReaderSettings()
+        #: narration preferences, the window's settings and each book's reading direction
+        self.preferences = Preferences(
+            prefs or NarrationPrefs(),
+            settings or ReaderSettings(),
+            overrides or DirectionOverrides(),
+            persist=persist_settings,
+        )
         self.store = store or PositionStore()
-        self.overrides = overrides or DirectionOverrides()
         self.manifest = manifest or VoiceManifest()
         self.post: Post = post or (lambda fn: fn())
         #: True when a screen reader runs: moves are spoken by it from the focus event alone
         self.moves_by_focus = moves_by_focus
         self.lookahead = lookahead
-        self.persist_settings = persist_settings
         self.listener = ReaderListener()
         self.jobs = AnalysisJobs()
         #: describe (D) and ask (Q) requests, run by a worker the view starts on first use
@@ -115,7 +118,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
     def open(self, path: Path) -> bool:
         """Open ``path`` and resume where the reader left it. Bad input: one spoken sentence."""
         try:
-            book = open_book(Path(path), overrides=self.overrides)
+            book = open_book(Path(path), overrides=self.preferences.overrides)
         except PanelvoxError as exc:
             log.warning("cannot open %s: %s", path, exc.detail)
             self.say_message(exc.message)
@@ -166,6 +169,14 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         self.close_book()
         self.jobs.close()
         self.describe_jobs.close()
+
+    @property
+    def prefs(self) -> NarrationPrefs:
+        return self.preferences.prefs
+
+    @property
+    def settings(self) -> ReaderSettings:
+        return self.preferences.settings
 
     @property
     def page_count(self) -> int:
@@ -523,9 +534,47 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
     def help(self) -> None:
         self.say_message(help_text())
 
+    # -- preferences -------------------------------------------------------------------
+    def set_prefs(self, prefs: NarrationPrefs, confirm: str | None = None) -> None:
+        """New narration preferences: the page's outline is built again with them."""
+        self.preferences.keep_prefs(prefs)
+        self._outlines.clear()
+        if self.book is not None:
+            outline = self.outline(self.position.page)
+            if self.position.step >= len(outline.steps):
+                self.position = Position(self.position.page)
+            self.listener.outline_changed(outline)
+            self.listener.position_changed(self.position, focus=False)
+        if confirm:
+            self.say_message(confirm)
+
+    def set_settings(self, settings: ReaderSettings, confirm: str | None = None) -> None:
+        self.preferences.keep_settings(settings)
+        self.listener.appearance_changed(settings)
+        if confirm:
+            self.say_message(confirm)
+
+    def switch_direction(self) -> None:
+        """Control R: the next reading direction, for this book; its pages are read again."""
+        if not self._need_book() or self.book is None:
+            return
+        self.direction, words = self.preferences.switch_direction(self.book, self.direction)
+        self._token += 1
+        self._results.clear()
+        self._outlines.clear()
+        self.interrupt()
+        self.position = Position(self.position.page)
+        self._waiting = True
+        self.listener.outline_changed(self.outline(self.position.page))
+        self.listener.position_changed(self.position, focus=False)
+        self._update_jobs()
+        self._save()
+        self.say_message(words)
+
     # -- dispatch ----------------------------------------------------------------------
     def run(self, command: Command) -> bool:
         """Run a command that needs no dialog; False for those the view must handle."""
+        prefs = self.preferences
         actions: dict[Command, Callable[[], None]] = {
             Command.NEXT_BALLOON: self.next_balloon,
             Command.PREV_BALLOON: self.previous_balloon,
@@ -541,14 +590,14 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             Command.WHERE_AM_I: self.where_am_i,
             Command.OVERVIEW: self.overview,
             Command.DESCRIBE: self.describe,
-            Command.RATE_UP: lambda: self.change_rate(_RATE_STEP),
-            Command.RATE_DOWN: lambda: self.change_rate(-_RATE_STEP),
-            Command.TOGGLE_ZOOM: lambda: self.toggle_setting("zoom"),
-            Command.TOGGLE_SFX: self.toggle_sfx,
-            Command.TOGGLE_SPEAKERS: self.toggle_speakers,
+            Command.RATE_UP: lambda: self.set_prefs(*prefs.with_rate_changed(_RATE_STEP)),
+            Command.RATE_DOWN: lambda: self.set_prefs(*prefs.with_rate_changed(-_RATE_STEP)),
+            Command.TOGGLE_ZOOM: lambda: self.set_settings(*prefs.with_setting_toggled("zoom")),
+            Command.TOGGLE_SFX: lambda: self.set_prefs(*prefs.with_sfx_toggled()),
+            Command.TOGGLE_SPEAKERS: lambda: self.set_prefs(*prefs.with_speakers_toggled()),
             Command.SWITCH_DIRECTION: self.switch_direction,
-            Command.LARGE_TEXT: lambda: self.toggle_setting("large_text"),
-            Command.HIGH_CONTRAST: lambda: self.toggle_setting("high_contrast"),
+            Command.LARGE_TEXT: lambda: self.set_settings(*prefs.with_setting_toggled("large_text")),
+            Command.HIGH_CONTRAST: lambda: self.set_settings(*prefs.with_setting_toggled("high_contrast")),
             Command.HELP: self.help,
         }
         action = actions.get(command)
