@@ -9,8 +9,8 @@ call, declared once here and defined by the controller itself.
 from __future__ import annotations
 
 from panelvox.books import Book
-from panelvox.reader.analysis_jobs import JobResult
 from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.page_results import PageResults
 from panelvox.reader.position import Position
 from panelvox.speech.backend import Priority
 
@@ -18,9 +18,7 @@ from panelvox.speech.backend import Priority
 class ControllerMembers:
     book: Book | None
     position: Position
-    _results: dict[int, JobResult]
-    _outlines: dict[int, PageOutline]
-    _token: int
+    results: PageResults
 
     def outline(self, page: int) -> PageOutline:
         raise NotImplementedError

@@ -65,11 +65,10 @@ class DescribeCommands(ControllerMembers):
         outline = self.outline(self.position.page)
         if not self._need_ready(outline):
             return None
-        result = self._results.get(self.position.page)
-        if result is None or result.analysis is None:
+        analysis = self.results.analysis(self.position.page)
+        if analysis is None:
             self.say_message(outline.heading)  # the unreadable page's own sentence
-            return None
-        return result.analysis
+        return analysis
 
     def _queue(self, request: DescribeRequest) -> None:
         self.describe_jobs.set_wanted([request])
@@ -125,7 +124,7 @@ class DescribeCommands(ControllerMembers):
     ) -> DescribeRequest:
         assert self.book is not None
         return DescribeRequest(
-            self._token,
+            self.results.token,
             self._describe_gen,
             kind,
             self.book,
@@ -139,7 +138,7 @@ class DescribeCommands(ControllerMembers):
 
     def on_describe_result(self, result: DescribeResult) -> None:
         """A description or answer is ready (call on the view's thread); stale ones are dropped."""
-        if result.token != self._token or result.gen != self._describe_gen or self.book is None:
+        if result.token != self.results.token or result.gen != self._describe_gen or self.book is None:
             return
         # after the "Describing…" announcement, not over it
         self._speak(result.utterances, priority=Priority.NORMAL)

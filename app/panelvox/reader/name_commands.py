@@ -41,14 +41,13 @@ class NameCommands(ControllerMembers):
         """Who speaks the current balloon, or None (and says why) when nobody can be renamed."""
         if not self._need_book():
             return None
-        result = self._results.get(self.position.page)
+        analysis = self.results.analysis(self.position.page)
         outline = self.outline(self.position.page)
         step = self.position.step
-        if result is None or result.analysis is None or not 0 <= step < len(outline.steps):
+        if analysis is None or not 0 <= step < len(outline.steps):
             # Translators: said for F2 (rename) when the reader is not on a balloon.
             self.say_message(_("Move to a balloon first, then press F2 to name its speaker."))
             return None
-        analysis = result.analysis
         chars = {c.id: c for c in analysis.characters}
         for utterance in outline.steps[step].utterances:
             link = analysis.speaker_of(utterance.region.block) if utterance.region.block else None
@@ -72,11 +71,7 @@ class NameCommands(ControllerMembers):
             self.say_message(_("The name could not be saved."))
             return
         # the shown outline stays until the page comes back from the cache with the name
-        self._results.clear()
-        keep = self._outlines.get(self.position.page)
-        self._outlines.clear()
-        if keep is not None:
-            self._outlines[self.position.page] = keep
+        self.results.forget_analyses(keep_outline=self.position.page)
         self._update_jobs()
         new = " ".join(name.split())
         if new:

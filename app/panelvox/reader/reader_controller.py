@@ -39,7 +39,8 @@ from panelvox.reader.describe_jobs import DescribeJobs
 from panelvox.reader.listener import ReaderListener, message
 from panelvox.reader.name_commands import NameCommands
 from panelvox.reader.navigation import Edge, Target
-from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.page_results import PageResults
 from panelvox.reader.position import Level, Position, page_number
 from panelvox.reader.position_store import PositionStore
 from panelvox.reader.preferences import Preferences
@@ -106,9 +107,8 @@ class ReaderController(DescribeCommands, NameCommands):
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
         self.saying_all = False
-        self._token = 0
-        self._results: dict[int, JobResult] = {}
-        self._outlines: dict[int, PageOutline] = {}
+        #: the open book's analysed pages and their outlines
+        self.results = PageResults(self.preferences)
         self._last: list[Utterance] = []
         self._waiting = False  # the reader waits for the current page's analysis
         self._say_all_gen = 0
@@ -126,7 +126,7 @@ class ReaderController(DescribeCommands, NameCommands):
         self.close_book()
         self.book = book
         self.pages = PageService(book, self.analyzer, BookNames.for_book(book, self.names))
-        self._token += 1
+        self.results.start()
         self.direction = book.direction
         saved = self.store.get(book.content_hash)
         pos = Position(0)
@@ -162,8 +162,7 @@ class ReaderController(DescribeCommands, NameCommands):
             self.book.close()
         self.book = None
         self.pages = None
-        self._results.clear()
-        self._outlines.clear()
+        self.results.clear()
 
     def close(self) -> None:
         self.close_book()
@@ -188,18 +187,8 @@ class ReaderController(DescribeCommands, NameCommands):
 
     # -- analysis ----------------------------------------------------------------------
     def outline(self, page: int) -> PageOutline:
-        cached = self._outlines.get(page)
-        if cached is not None:
-            return cached
-        result = self._results.get(page)
-        if result is None:
-            return pending_outline(page)
-        if result.analysis is None:
-            outline = unreadable_outline(page, result.error or "")
-        else:
-            outline = build_outline(page, result.analysis, self.prefs)
-        self._outlines[page] = outline
-        return outline
+        """Page ``page``'s steps and panels (a pending outline while it is analysed)."""
+        return self.results.outline(page)
 
     def wanted_pages(self) -> list[int]:
         """Pages to analyse next: the current one, the pages ahead, then the one before."""
@@ -207,21 +196,19 @@ class ReaderController(DescribeCommands, NameCommands):
             return []
         p = self.position.page
         order = [p, *range(p + 1, p + 1 + self.lookahead), p - 1]
-        return [i for i in order if 0 <= i < self.page_count and i not in self._results]
+        return self.results.missing(i for i in order if 0 <= i < self.page_count)
 
     def _update_jobs(self) -> None:
         if self.pages is None:
             return
-        pages, token, direction = self.pages, self._token, self.direction
+        pages, token, direction = self.pages, self.results.token, self.direction
         self.jobs.set_wanted([Job(token, pages, i, direction) for i in self.wanted_pages()])
         self._update_status()
 
     def on_result(self, result: JobResult) -> None:
         """A page's analysis is done (call on the view's thread)."""
-        if result.token != self._token or self.book is None:
+        if self.book is None or not self.results.accept(result):
             return
-        self._results[result.page] = result
-        self._outlines.pop(result.page, None)
         if result.page == self.position.page:
             outline = self.outline(result.page)
             if self.position.step >= len(outline.steps):
@@ -261,7 +248,7 @@ class ReaderController(DescribeCommands, NameCommands):
             # Translators: status line; the balloon position on the page.
             parts.append(_("item {n} of {count}").format(n=pos.step + 1, count=len(outline.steps)))
         ahead = [i for i in range(pos.page, min(self.page_count, pos.page + 1 + self.lookahead))]
-        missing = [i for i in ahead if i not in self._results]
+        missing = self.results.missing(ahead)
         if missing:
             # Translators: status line while pages are analysed; {n} is the page being analysed.
             parts.append(
@@ -504,8 +491,7 @@ class ReaderController(DescribeCommands, NameCommands):
             return
         pos = self.position
         outline = self.outline(pos.page)
-        result = self._results.get(pos.page)
-        analysis = result.analysis if result is not None else None
+        analysis = self.results.analysis(pos.page)
         if analysis is None or pos.step < 0:
             here = "" if analysis is None else describe_here(analysis)
             text = where_am_i(self.title, pos.number, self.page_count, here=here)
@@ -519,9 +505,9 @@ class ReaderController(DescribeCommands, NameCommands):
     def overview(self) -> None:
         if not self._need_book():
             return
-        result = self._results.get(self.position.page)
-        if result is not None and result.analysis is not None:
-            self.say_message(page_overview(result.analysis))
+        analysis = self.results.analysis(self.position.page)
+        if analysis is not None:
+            self.say_message(page_overview(analysis))
         else:
             self.say_message(self.outline(self.position.page).heading)
 
@@ -538,7 +524,7 @@ class ReaderController(DescribeCommands, NameCommands):
     def set_prefs(self, prefs: NarrationPrefs, confirm: str | None = None) -> None:
         """New narration preferences: the page's outline is built again with them."""
         self.preferences.keep_prefs(prefs)
-        self._outlines.clear()
+        self.results.forget_outlines()
         if self.book is not None:
             outline = self.outline(self.position.page)
             if self.position.step >= len(outline.steps):
@@ -559,9 +545,7 @@ class ReaderController(DescribeCommands, NameCommands):
         if not self._need_book() or self.book is None:
             return
         self.direction, words = self.preferences.switch_direction(self.book, self.direction)
-        self._token += 1
-        self._results.clear()
-        self._outlines.clear()
+        self.results.start()
         self.interrupt()
         self.position = Position(self.position.page)
         self._waiting = True

@@ -1,0 +1,87 @@
+"""The open book's analysed pages: each page's result, and the outline built from it.
+
+Results belong to one opening of a book, told apart by a token: opening a book or switching
+its reading direction starts a new one, and a result of an older opening, still on its way
+back from the worker, is dropped. An outline is built from its page's result with the
+current narration preferences and kept until a new result, new preferences or new names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from panelvox.model import PageAnalysis
+from panelvox.reader.analysis_jobs import JobResult
+from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
+from panelvox.reader.preferences import Preferences
+
+
+class PageResults:
+    """Analysis results and outlines of the open book's pages, by 0-based page index."""
+
+    def __init__(self, preferences: Preferences) -> None:
+        self.preferences = preferences
+        #: which opening of which book the results belong to
+        self.token = 0
+        self._results: dict[int, JobResult] = {}
+        self._outlines: dict[int, PageOutline] = {}
+
+    def start(self) -> int:
+        """A new opening (a book opened, a new direction): earlier results are stale."""
+        self.token += 1
+        self.clear()
+        return self.token
+
+    def clear(self) -> None:
+        self._results.clear()
+        self._outlines.clear()
+
+    def accept(self, result: JobResult) -> bool:
+        """Keep ``result`` unless it belongs to an earlier opening; True when kept."""
+        if result.token != self.token:
+            return False
+        self._results[result.page] = result
+        self._outlines.pop(result.page, None)
+        return True
+
+    def has(self, page: int) -> bool:
+        """Whether the page's analysis is back (readable or not)."""
+        return page in self._results
+
+    def missing(self, pages: Iterable[int]) -> list[int]:
+        """Those of ``pages`` whose analysis is not back yet, in the same order."""
+        return [i for i in pages if i not in self._results]
+
+    def analysis(self, page: int) -> PageAnalysis | None:
+        """The page's analysis; None while it is analysed or when it could not be read."""
+        result = self._results.get(page)
+        return result.analysis if result is not None else None
+
+    def outline(self, page: int) -> PageOutline:
+        cached = self._outlines.get(page)
+        if cached is not None:
+            return cached
+        result = self._results.get(page)
+        if result is None:
+            return pending_outline(page)
+        if result.analysis is None:
+            outline = unreadable_outline(page, result.error or "")
+        else:
+            outline = build_outline(page, result.analysis, self.preferences.prefs)
+        self._outlines[page] = outline
+        return outline
+
+    def forget_outlines(self) -> None:
+        """The narration preferences changed: outlines are built again, analyses kept."""
+        self._outlines.clear()
+
+    def forget_analyses(self, *, keep_outline: int) -> None:
+        """The book's names changed: every page is read again through the page service.
+
+        The outline of page ``keep_outline`` (the one shown) stays until its page is back
+        with the new names, so the view does not fall back to "still being analysed".
+        """
+        keep = self._outlines.get(keep_outline)
+        self.clear()
+        if keep is not None:
+            self._outlines[keep_outline] = keep
