@@ -8,14 +8,11 @@ on a worker thread the view starts; nothing here waits for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelRegistry
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import Utterance
 from panelvox.reader.controller_members import ControllerMembers
 from panelvox.reader.describe_jobs import (
     DescribeJobs,
@@ -27,6 +24,7 @@ from panelvox.reader.describe_jobs import (
 )
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position import Level
+from panelvox.reader.reader_speech import ReaderSpeech
 from panelvox.speech.backend import Priority
 
 
@@ -36,22 +34,13 @@ class DescribeCommands(ControllerMembers):
     describe_config: DescribeConfig
     describe_jobs: DescribeJobs
     _describe_gen: int
+    voice: ReaderSpeech
 
     @property
     def prefs(self) -> NarrationPrefs:
         raise NotImplementedError
 
     def _need_ready(self, outline: PageOutline) -> bool:
-        raise NotImplementedError
-
-    def _speak(
-        self,
-        utterances: Sequence[Utterance],
-        *,
-        priority: Priority = Priority.NOW,
-        move: bool = False,
-        on_done: Callable[[bool], None] | None = None,
-    ) -> None:
         raise NotImplementedError
 
     def describe_worker(self) -> DescribeWorker:
@@ -141,7 +130,7 @@ class DescribeCommands(ControllerMembers):
         if result.token != self.results.token or result.gen != self._describe_gen or self.book is None:
             return
         # after the "Describing…" announcement, not over it
-        self._speak(result.utterances, priority=Priority.NORMAL)
+        self.voice.speak(result.utterances, priority=Priority.NORMAL)
 
     def describe_pending(self, worker: DescribeWorker) -> int:
         """Run waiting describe/ask requests on this thread (tests without a worker thread)."""

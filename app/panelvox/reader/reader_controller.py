@@ -10,7 +10,7 @@ thread; speech "done" callbacks come from the speech thread and are handed back 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from panelvox.books import Book, DirectionOverrides, open_book
@@ -26,8 +26,6 @@ from panelvox.narration.script import (
     Utterance,
     describe_here,
     page_overview,
-    page_voices,
-    to_request,
     where_am_i,
 )
 from panelvox.pages import PageService, PageSource
@@ -45,13 +43,13 @@ from panelvox.reader.position import Level, Position, page_number
 from panelvox.reader.position_store import PositionStore
 from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
-from panelvox.speech.backend import Priority, SpeechRequest
+from panelvox.reader.reader_speech import Post, ReaderSpeech
+from panelvox.reader.say_all import SayAll
+from panelvox.speech.backend import Priority
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import VoiceManifest
 
 log = logging.getLogger(__name__)
-
-Post = Callable[[Callable[[], None]], None]
 _RATE_STEP = 0.1
 
 
@@ -87,10 +85,16 @@ class ReaderController(DescribeCommands, NameCommands):
             persist=persist_settings,
         )
         self.store = store or PositionStore()
-        self.manifest = manifest or VoiceManifest()
-        self.post: Post = post or (lambda fn: fn())
-        #: True when a screen reader runs: moves are spoken by it from the focus event alone
-        self.moves_by_focus = moves_by_focus
+        #: everything the reader says, and the announcement waiting for the current page
+        self.voice = ReaderSpeech(
+            speech,
+            self.preferences,
+            manifest or VoiceManifest(),
+            post=post or (lambda fn: fn()),
+            moves_by_focus=moves_by_focus,
+        )
+        #: say all (Space): reads on from the position, page after page
+        self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))
         self.lookahead = lookahead
         self.listener = ReaderListener()
         self.jobs = AnalysisJobs()
@@ -106,13 +110,8 @@ class ReaderController(DescribeCommands, NameCommands):
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
-        self.saying_all = False
         #: the open book's analysed pages and their outlines
         self.results = PageResults(self.preferences)
-        self._last: list[Utterance] = []
-        self._waiting = False  # the reader waits for the current page's analysis
-        self._say_all_gen = 0
-        self._say_all_waiting = False
 
     # -- book --------------------------------------------------------------------------
     def open(self, path: Path) -> bool:
@@ -133,7 +132,7 @@ class ReaderController(DescribeCommands, NameCommands):
         if saved is not None and 0 <= saved.page < book.page_count:
             pos = saved
         self.position = pos
-        self._waiting = True
+        self.voice.wait_for_page()
         self.store.save(book.content_hash, pos, path=Path(path).resolve(), title=book.title)
         self.listener.book_changed()
         self._update_jobs()
@@ -178,6 +177,11 @@ class ReaderController(DescribeCommands, NameCommands):
         return self.preferences.settings
 
     @property
+    def moves_by_focus(self) -> bool:
+        """True when a screen reader runs: it speaks a move from the focus event alone."""
+        return self.voice.moves_by_focus
+
+    @property
     def page_count(self) -> int:
         return self.book.page_count if self.book is not None else 0
 
@@ -214,13 +218,11 @@ class ReaderController(DescribeCommands, NameCommands):
             if self.position.step >= len(outline.steps):
                 self.position = Position(self.position.page)
             self.listener.outline_changed(outline)
-            self.listener.position_changed(self.position, focus=not self.saying_all)
-            if self._say_all_waiting and self.saying_all:
-                self._say_all_waiting = False
-                self._say_all_speak(self._say_all_gen)
-            elif self._waiting and not self.saying_all:
-                self._waiting = False
-                self._speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
+            self.listener.position_changed(self.position, focus=not self.say_all.active)
+            if self.say_all.active:
+                self.say_all.page_arrived()  # reads on, if it was waiting for this page
+            elif self.voice.page_arrived():
+                self.voice.speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
         self._update_status()
 
     def analyze_pending(self, limit: int | None = None) -> int:
@@ -259,47 +261,15 @@ class ReaderController(DescribeCommands, NameCommands):
         self.listener.status_changed(" · ".join(parts))
 
     # -- speech ------------------------------------------------------------------------
-    def _speak(
-        self,
-        utterances: Sequence[Utterance],
-        *,
-        priority: Priority = Priority.NOW,
-        move: bool = False,
-        on_done: Callable[[bool], None] | None = None,
-    ) -> None:
-        self._last = list(utterances)
-        if priority is Priority.NOW:
-            self.speech.interrupt()
-        if move and self.moves_by_focus:
-            return  # the screen reader speaks the focused item's name; never twice
-        caps = self.speech.backend.capabilities
-        voices = page_voices(utterances, self.manifest)
-        items = list(utterances)
-        for i, utt in enumerate(items):
-            request = to_request(utt, self.prefs, caps, self.manifest, voices)
-            done = None
-            if on_done is not None and i == len(items) - 1:
-                post, callback = self.post, on_done
-
-                def done(
-                    _req: SpeechRequest, ok: bool, post: Post = post, cb: Callable[[bool], None] = callback
-                ) -> None:
-                    post(lambda: cb(ok))
-
-            self.speech.say(request, Priority.NORMAL if priority is Priority.NOW else priority, done)
-
     def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
-        self._speak([message(text)], priority=priority)
+        self.voice.say(text, priority)
 
     def interrupt(self) -> None:
         """The one place speech, say-all and waiting announcements stop together."""
-        self.saying_all = False
-        self._say_all_gen += 1
-        self._say_all_waiting = False
-        self._waiting = False
+        self.say_all.stop()
         self._describe_gen += 1  # a description or answer still being worked on is not spoken
         self.describe_jobs.set_wanted(())
-        self.speech.interrupt()
+        self.voice.stop()
 
     stop = interrupt
 
@@ -325,10 +295,11 @@ class ReaderController(DescribeCommands, NameCommands):
         self.position = pos
         if page_changed:
             outline = self.outline(pos.page)
-            self._waiting = not outline.ready
+            if not outline.ready:
+                self.voice.wait_for_page()
             self.listener.outline_changed(outline)
         self.listener.position_changed(pos, focus=True)
-        self._speak(self.position_utterances(pos), move=True)
+        self.voice.speak(self.position_utterances(pos), move=True)
         self._save()
         if page_changed:
             self._update_jobs()
@@ -349,14 +320,14 @@ class ReaderController(DescribeCommands, NameCommands):
     def _need_ready(self, outline: PageOutline) -> bool:
         if outline.ready:
             return True
-        self._waiting = True
+        self.voice.wait_for_page()
         # Translators: said when moving inside a page that is still being analysed.
         self.say_message(_("Page {n} is still being analysed.").format(n=outline.number))
         return False
 
-    def _end_of_book(self) -> None:
+    def _end_of_book(self, priority: Priority = Priority.NOW) -> None:
         # Translators: said when moving past the last item of the book.
-        self.say_message(_("End of book."))
+        self.say_message(_("End of book."), priority)
 
     def _start_of_book(self) -> None:
         # Translators: said when moving before the first item of the book.
@@ -436,43 +407,41 @@ class ReaderController(DescribeCommands, NameCommands):
 
     # -- say all -----------------------------------------------------------------------
     def toggle_say_all(self) -> None:
-        if self.saying_all:
+        """Space: read on from here to the end of the book; Space again stops."""
+        if self.say_all.active:
             self.interrupt()
             return
         if not self._need_book():
             return
         self.interrupt()
-        self.saying_all = True
-        self._say_all_speak(self._say_all_gen)
+        self.say_all.start()
 
-    def _say_all_speak(self, gen: int) -> None:
-        outline = self.outline(self.position.page)
-        if not outline.ready:
-            self._say_all_waiting = True
-            return
-        self._speak(self.position_utterances(), move=False, on_done=lambda ok: self._say_all_done(gen, ok))
+    @property
+    def saying_all(self) -> bool:
+        return self.say_all.active
 
-    def _say_all_done(self, gen: int, completed: bool) -> None:
-        if gen != self._say_all_gen or not self.saying_all:
-            return
-        if not completed:
-            self.saying_all = False
-            return
+    def _read_here(self, on_done: Callable[[bool], None]) -> bool:
+        """Say all: speak the current stop; False (nothing said) while its page is analysed."""
+        if not self.outline(self.position.page).ready:
+            return False
+        self.voice.speak(self.position_utterances(), on_done=on_done)
+        return True
+
+    def _read_on(self) -> bool:
+        """Say all: move to the stop after the one just heard; False past the end of the book."""
         pos = self.position
         nxt = navigation.reading_next(pos, self.outline, self.page_count)
         if nxt is None:
-            self.saying_all = False
-            self._speak([message(_("End of book."))], priority=Priority.NORMAL)
-            return
+            return False
         page_changed = nxt.page != pos.page
         self.position = nxt
         if page_changed:
             self.listener.outline_changed(self.outline(nxt.page))
             self._update_jobs()
-        self.listener.position_changed(nxt, focus=not self.moves_by_focus)
+        self.listener.position_changed(nxt, focus=not self.voice.moves_by_focus)
         self._save()
         self._update_status()
-        self._say_all_speak(gen)
+        return True
 
     # -- information -------------------------------------------------------------------
     def _panel_words(self, outline: PageOutline, step: int) -> str:
@@ -512,10 +481,7 @@ class ReaderController(DescribeCommands, NameCommands):
             self.say_message(self.outline(self.position.page).heading)
 
     def repeat(self) -> None:
-        if self._last:
-            self._speak(list(self._last))
-        else:
-            self._speak(self.position_utterances())
+        self.voice.speak(self.voice.last or self.position_utterances())
 
     def help(self) -> None:
         self.say_message(help_text())
@@ -548,7 +514,7 @@ class ReaderController(DescribeCommands, NameCommands):
         self.results.start()
         self.interrupt()
         self.position = Position(self.position.page)
-        self._waiting = True
+        self.voice.wait_for_page()
         self.listener.outline_changed(self.outline(self.position.page))
         self.listener.position_changed(self.position, focus=False)
         self._update_jobs()
