@@ -32,8 +32,8 @@ from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
 from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
 from panelvox.reader.commands import Command, help_text
-from panelvox.reader.describe_commands import DescribeCommands
-from panelvox.reader.describe_jobs import DescribeJobs
+from panelvox.reader.describe_ask import CurrentPage, DescribeAsk
+from panelvox.reader.describe_jobs import DescribeJobs, DescribeResult, DescribeWorker
 from panelvox.reader.listener import ReaderListener, message
 from panelvox.reader.name_commands import NameCommands
 from panelvox.reader.navigation import Edge, Target
@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 _RATE_STEP = 0.1
 
 
-class ReaderController(DescribeCommands, NameCommands):
+class ReaderController(NameCommands):
     """Book, position, reading unit (the position's level) and every reading command."""
 
     def __init__(
@@ -98,15 +98,18 @@ class ReaderController(DescribeCommands, NameCommands):
         self.lookahead = lookahead
         self.listener = ReaderListener()
         self.jobs = AnalysisJobs()
-        #: describe (D) and ask (Q) requests, run by a worker the view starts on first use
-        self.describe_jobs = DescribeJobs()
-        self.models = models or ModelRegistry()
-        self.describe_config = describe_config or DescribeConfig()
+        #: describe (D) and ask (Q)
+        self.describe_ask = DescribeAsk(
+            self.voice,
+            self.preferences,
+            self.interrupt,
+            models=models or ModelRegistry(),
+            config=describe_config or DescribeConfig(),
+        )
         #: the user's character names (F2), handed to each book's page service
         self.names = names or NameStore()
         #: the open book read through the page service: cached analysis, then the book's names
         self.pages: PageService[Book] | None = None
-        self._describe_gen = 0
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
@@ -166,7 +169,7 @@ class ReaderController(DescribeCommands, NameCommands):
     def close(self) -> None:
         self.close_book()
         self.jobs.close()
-        self.describe_jobs.close()
+        self.describe_ask.close()
 
     @property
     def prefs(self) -> NarrationPrefs:
@@ -265,10 +268,10 @@ class ReaderController(DescribeCommands, NameCommands):
         self.voice.say(text, priority)
 
     def interrupt(self) -> None:
-        """The one place speech, say-all and waiting announcements stop together."""
+        """The one place speech, say all, the announcement waiting for a page and pending
+        describe or ask work stop together."""
         self.say_all.stop()
-        self._describe_gen += 1  # a description or answer still being worked on is not spoken
-        self.describe_jobs.set_wanted(())
+        self.describe_ask.cancel()
         self.voice.stop()
 
     stop = interrupt
@@ -485,6 +488,65 @@ class ReaderController(DescribeCommands, NameCommands):
 
     def help(self) -> None:
         self.say_message(help_text())
+
+    # -- describe and ask ----------------------------------------------------------------
+    @property
+    def describe_jobs(self) -> DescribeJobs:
+        """Describe and ask requests, for the worker thread the view starts on first use."""
+        return self.describe_ask.jobs
+
+    @property
+    def describe_config(self) -> DescribeConfig:
+        return self.describe_ask.config
+
+    @describe_config.setter
+    def describe_config(self, config: DescribeConfig) -> None:
+        self.describe_ask.config = config
+
+    def describe_worker(self) -> DescribeWorker:
+        """The worker a view runs on its describe thread (it loads the model there, lazily)."""
+        return self.describe_ask.worker()
+
+    def describe(self) -> None:
+        """D: describe the current panel (the page's first at page level) with the model."""
+        if self.book is not None and not self.describe_ask.model_configured():
+            self.describe_ask.no_model()
+            return
+        page = self._current_page()
+        if page is not None:
+            self.describe_ask.describe(page)
+
+    def ask(self, question: str) -> None:
+        """Q: answer a typed question from the page's structure (and the model, when added)."""
+        page = self._current_page()
+        if page is not None:
+            self.describe_ask.ask(page, question)
+
+    def _current_page(self) -> CurrentPage | None:
+        """The analysed page the reader is on; None (after saying why) when there is none yet."""
+        if not self._need_book() or self.book is None:
+            return None
+        outline = self.outline(self.position.page)
+        if not self._need_ready(outline):
+            return None
+        analysis = self.results.analysis(self.position.page)
+        if analysis is None:
+            self.say_message(outline.heading)  # the unreadable page's own sentence
+            return None
+        return CurrentPage(self.results.token, self.book, self.position, outline, analysis)
+
+    def on_describe_result(self, result: DescribeResult) -> None:
+        """A description or answer is ready (call on the view's thread); stale ones are dropped."""
+        if result.token == self.results.token and self.book is not None:
+            self.describe_ask.deliver(result)
+
+    def describe_pending(self, worker: DescribeWorker) -> int:
+        """Run waiting describe/ask requests on this thread (tests without a worker thread)."""
+        done = 0
+        while (request := self.describe_jobs.take(timeout=0)) is not None:
+            self.on_describe_result(worker(request))
+            done += 1
+        return done
 
     # -- preferences -------------------------------------------------------------------
     def set_prefs(self, prefs: NarrationPrefs, confirm: str | None = None) -> None:
