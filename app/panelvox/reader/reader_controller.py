@@ -18,7 +18,6 @@ from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 from panelvox.models.registry import ModelRegistry
-from panelvox.names.book_names import BookNames
 from panelvox.names.stores import NameStore
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
@@ -35,7 +34,6 @@ from panelvox.reader.commands import Command, help_text
 from panelvox.reader.describe_ask import CurrentPage, DescribeAsk
 from panelvox.reader.describe_jobs import DescribeJobs, DescribeResult, DescribeWorker
 from panelvox.reader.listener import ReaderListener, message
-from panelvox.reader.name_commands import NameCommands
 from panelvox.reader.navigation import Edge, Target
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.page_results import PageResults
@@ -45,6 +43,7 @@ from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.reader_speech import Post, ReaderSpeech
 from panelvox.reader.say_all import SayAll
+from panelvox.reader.speaker_names import RenameTarget, SpeakerNames
 from panelvox.speech.backend import Priority
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import VoiceManifest
@@ -53,7 +52,7 @@ log = logging.getLogger(__name__)
 _RATE_STEP = 0.1
 
 
-class ReaderController(NameCommands):
+class ReaderController:
     """Book, position, reading unit (the position's level) and every reading command."""
 
     def __init__(
@@ -107,7 +106,7 @@ class ReaderController(NameCommands):
             config=describe_config or DescribeConfig(),
         )
         #: the user's character names (F2), handed to each book's page service
-        self.names = names or NameStore()
+        self.speaker_names = SpeakerNames(names or NameStore(), self.voice)
         #: the open book read through the page service: cached analysis, then the book's names
         self.pages: PageService[Book] | None = None
         self.book: Book | None = None
@@ -127,7 +126,7 @@ class ReaderController(NameCommands):
             return False
         self.close_book()
         self.book = book
-        self.pages = PageService(book, self.analyzer, BookNames.for_book(book, self.names))
+        self.pages = PageService(book, self.analyzer, self.speaker_names.for_book(book))
         self.results.start()
         self.direction = book.direction
         saved = self.store.get(book.content_hash)
@@ -547,6 +546,21 @@ class ReaderController(NameCommands):
             self.on_describe_result(worker(request))
             done += 1
         return done
+
+    # -- names (F2) ----------------------------------------------------------------------
+    def rename_target(self) -> RenameTarget | None:
+        """Who speaks the current balloon, or None (after saying why) when nobody can be named."""
+        if not self._need_book():
+            return None
+        page = self.position.page
+        return self.speaker_names.target(self.outline(page), self.position.step, self.results.analysis(page))
+
+    def rename_speaker(self, target: RenameTarget, name: str) -> None:
+        """Keep ``name`` for ``target`` (empty: forget the user's name) and read the pages again."""
+        if self.pages is not None and self.speaker_names.rename(self.pages, target, name):
+            # the shown outline stays until the page comes back from the cache with the name
+            self.results.forget_analyses(keep_outline=self.position.page)
+            self._update_jobs()
 
     # -- preferences -------------------------------------------------------------------
     def set_prefs(self, prefs: NarrationPrefs, confirm: str | None = None) -> None:
