@@ -1,6 +1,7 @@
-"""The open book's analysed pages: each page's result, and the outline built from it.
+"""The open book's pages: which to analyse next, each page's result, the outline built from it.
 
-Results belong to one opening of a book, told apart by a token: opening a book or switching
+The worker is always given the pages the reader needs next (the current one, those ahead,
+then the one before), and never pages the reader jumped away from. Results belong to one opening of a book, told apart by a token: opening a book or switching
 its reading direction starts a new one, and a result of an older opening, still on its way
 back from the worker, is dropped. An outline is built from its page's result with the
 current narration preferences and kept until a new result, new preferences or new names.
@@ -10,17 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from panelvox.model import PageAnalysis
-from panelvox.reader.analysis_jobs import JobResult
+from panelvox.books import Book
+from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.pages import PageService
+from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
 from panelvox.reader.preferences import Preferences
 
 
 class PageResults:
-    """Analysis results and outlines of the open book's pages, by 0-based page index."""
+    """The pages wanted from the worker, their results and outlines, by 0-based page index."""
 
-    def __init__(self, preferences: Preferences) -> None:
+    def __init__(self, preferences: Preferences, *, lookahead: int = 3) -> None:
         self.preferences = preferences
+        #: pages analysed ahead of the reader
+        self.lookahead = lookahead
+        #: the pages to analyse, most wanted first, taken by the view's analysis thread
+        self.jobs = AnalysisJobs()
         #: which opening of which book the results belong to
         self.token = 0
         self._results: dict[int, JobResult] = {}
@@ -35,6 +42,18 @@ class PageResults:
     def clear(self) -> None:
         self._results.clear()
         self._outlines.clear()
+
+    def ahead(self, page: int, page_count: int) -> list[int]:
+        """``page`` and the pages after it that are analysed ahead of the reader."""
+        return list(range(page, min(page_count, page + 1 + self.lookahead)))
+
+    def wanted(self, page: int, page_count: int) -> list[int]:
+        """Pages still to analyse for a reader on ``page``: it, those ahead, then the one before."""
+        return self.missing([*self.ahead(page, page_count), *([page - 1] if page > 0 else [])])
+
+    def want(self, pages: PageService[Book], direction: ReadingDirection, page: int, page_count: int) -> None:
+        """Give the worker the pages wanted for a reader on ``page`` (and drop any others)."""
+        self.jobs.set_wanted([Job(self.token, pages, i, direction) for i in self.wanted(page, page_count)])
 
     def accept(self, result: JobResult) -> bool:
         """Keep ``result`` unless it belongs to an earlier opening; True when kept."""

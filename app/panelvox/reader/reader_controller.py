@@ -23,13 +23,11 @@ from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
 from panelvox.narration.script import (
     Utterance,
-    describe_here,
     page_overview,
-    where_am_i,
 )
 from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
-from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
+from panelvox.reader.analysis_jobs import AnalysisJobs, JobResult, run_job
 from panelvox.reader.commands import Command, help_text
 from panelvox.reader.describe_ask import CurrentPage, DescribeAsk
 from panelvox.reader.describe_jobs import DescribeJobs, DescribeResult, DescribeWorker
@@ -37,8 +35,9 @@ from panelvox.reader.listener import ReaderListener, message
 from panelvox.reader.navigation import Edge, Target
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.page_results import PageResults
-from panelvox.reader.position import Level, Position, page_number
+from panelvox.reader.position import Level, Position
 from panelvox.reader.position_store import PositionStore
+from panelvox.reader.position_words import opening_words, status_words, where_am_i_words
 from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.reader_speech import Post, ReaderSpeech
@@ -94,9 +93,7 @@ class ReaderController:
         )
         #: say all (Space): reads on from the position, page after page
         self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))
-        self.lookahead = lookahead
         self.listener = ReaderListener()
-        self.jobs = AnalysisJobs()
         #: describe (D) and ask (Q)
         self.describe_ask = DescribeAsk(
             self.voice,
@@ -112,8 +109,8 @@ class ReaderController:
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
-        #: the open book's analysed pages and their outlines
-        self.results = PageResults(self.preferences)
+        #: the open book's pages: wanted from the worker, analysed, outlined
+        self.results = PageResults(self.preferences, lookahead=lookahead)
 
     # -- book --------------------------------------------------------------------------
     def open(self, path: Path) -> bool:
@@ -139,24 +136,14 @@ class ReaderController:
         self.listener.book_changed()
         self._update_jobs()
         self._show_current(focus=False)
-        # Translators: said when a book opens; {title} is its title, {count} its pages.
-        intro = _("{title}, {count} pages.").format(title=book.title, count=book.page_count)
-        if saved is not None and pos != Position(0):
-            # Translators: said when a book opens where the reader left it.
-            where = _("Resuming at page {page} of {count}").format(page=pos.number, count=book.page_count)
-            outline = self.outline(pos.page)
-            if pos.level is not Level.PAGE and outline.ready and pos.step < len(outline.steps):
-                where += ", " + self._panel_words(outline, pos.step)
-            intro += " " + where + "."
-        else:
-            # Translators: said when a book opens at its start.
-            intro += " " + _("Page {n}.").format(n=pos.number)
-        self.say_message(intro)
+        resumed = saved is not None and pos != Position(0)
+        outline = self.outline(pos.page)
+        self.say_message(opening_words(book.title, book.page_count, pos, outline, resumed=resumed))
         return True
 
     def close_book(self) -> None:
         self.stop()
-        self.jobs.set_wanted(())
+        self.jobs.set_wanted(())  # nothing more for the worker from this book
         if self.pages is not None:
             self.pages.save_names()  # what the pages' words taught, for the next session
         if self.book is not None:
@@ -169,6 +156,11 @@ class ReaderController:
         self.close_book()
         self.jobs.close()
         self.describe_ask.close()
+
+    @property
+    def jobs(self) -> AnalysisJobs:
+        """Pages to analyse, most wanted first, for the analysis thread the view runs."""
+        return self.results.jobs
 
     @property
     def prefs(self) -> NarrationPrefs:
@@ -198,17 +190,12 @@ class ReaderController:
 
     def wanted_pages(self) -> list[int]:
         """Pages to analyse next: the current one, the pages ahead, then the one before."""
-        if self.book is None:
-            return []
-        p = self.position.page
-        order = [p, *range(p + 1, p + 1 + self.lookahead), p - 1]
-        return self.results.missing(i for i in order if 0 <= i < self.page_count)
+        return self.results.wanted(self.position.page, self.page_count) if self.book is not None else []
 
     def _update_jobs(self) -> None:
         if self.pages is None:
             return
-        pages, token, direction = self.pages, self.results.token, self.direction
-        self.jobs.set_wanted([Job(token, pages, i, direction) for i in self.wanted_pages()])
+        self.results.want(self.pages, self.direction, self.position.page, self.page_count)
         self._update_status()
 
     def on_result(self, result: JobResult) -> None:
@@ -244,23 +231,10 @@ class ReaderController:
             self.listener.status_changed(_("No book open. Press Control O to open one."))
             return
         pos = self.position
-        outline = self.outline(pos.page)
-        # Translators: status line; {page} of {count}.
-        parts = [_("Page {page} of {count}").format(page=pos.number, count=self.page_count)]
-        if outline.ready and pos.step >= 0:
-            parts.append(self._panel_words(outline, pos.step))
-            # Translators: status line; the balloon position on the page.
-            parts.append(_("item {n} of {count}").format(n=pos.step + 1, count=len(outline.steps)))
-        ahead = [i for i in range(pos.page, min(self.page_count, pos.page + 1 + self.lookahead))]
+        ahead = self.results.ahead(pos.page, self.page_count)
         missing = self.results.missing(ahead)
-        if missing:
-            # Translators: status line while pages are analysed; {n} is the page being analysed.
-            parts.append(
-                _("analysing page {n}, {done} of {total} ready").format(
-                    n=page_number(missing[0]), done=len(ahead) - len(missing), total=len(ahead)
-                )
-            )
-        self.listener.status_changed(" · ".join(parts))
+        words = status_words(pos, self.outline(pos.page), self.page_count, ahead, missing)
+        self.listener.status_changed(words)
 
     # -- speech ------------------------------------------------------------------------
     def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
@@ -446,32 +420,12 @@ class ReaderController:
         return True
 
     # -- information -------------------------------------------------------------------
-    def _panel_words(self, outline: PageOutline, step: int) -> str:
-        group = outline.group_of(step)
-        number = outline.panels[group].number if group >= 0 else None
-        if number is None:
-            # Translators: where am I, for text outside every panel.
-            return _("outside the panels")
-        # Translators: where am I; the panel number and count.
-        return _("panel {n} of {count}").format(
-            n=number, count=sum(g.number is not None for g in outline.panels)
-        )
-
     def where_am_i(self) -> None:
         if not self._need_book():
             return
         pos = self.position
-        outline = self.outline(pos.page)
         analysis = self.results.analysis(pos.page)
-        if analysis is None or pos.step < 0:
-            here = "" if analysis is None else describe_here(analysis)
-            text = where_am_i(self.title, pos.number, self.page_count, here=here)
-        else:
-            group = outline.panels[outline.group_of(pos.step)]
-            panel_count = len(analysis.panels)
-            here = describe_here(analysis, group.panel) if group.panel else ""
-            text = where_am_i(self.title, pos.number, self.page_count, group.number, panel_count, here)
-        self.say_message(text)
+        self.say_message(where_am_i_words(self.title, self.page_count, pos, self.outline(pos.page), analysis))
 
     def overview(self) -> None:
         if not self._need_book():

@@ -1,0 +1,74 @@
+"""What the reader says about where it is: the opening sentence, the status line, where am I.
+
+Pure functions of the position, the page's outline and analysis, so the words are made in
+one place and the controller only decides when they are said or shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from panelvox.i18n import _
+from panelvox.model import PageAnalysis
+from panelvox.narration.script import describe_here, where_am_i
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.position import Level, Position, page_number
+
+
+def panel_words(outline: PageOutline, step: int) -> str:
+    """ "panel 2 of 3", or "outside the panels", for step ``step`` of the page."""
+    group = outline.group_of(step)
+    number = outline.panels[group].number if group >= 0 else None
+    if number is None:
+        # Translators: where am I, for text outside every panel.
+        return _("outside the panels")
+    # Translators: where am I; the panel number and count.
+    return _("panel {n} of {count}").format(n=number, count=sum(g.number is not None for g in outline.panels))
+
+
+def opening_words(
+    title: str, page_count: int, position: Position, outline: PageOutline, *, resumed: bool
+) -> str:
+    """What opening a book says: its title and size, then where reading starts."""
+    # Translators: said when a book opens; {title} is its title, {count} its pages.
+    intro = _("{title}, {count} pages.").format(title=title, count=page_count)
+    if not resumed:
+        # Translators: said when a book opens at its start.
+        return intro + " " + _("Page {n}.").format(n=position.number)
+    # Translators: said when a book opens where the reader left it.
+    where = _("Resuming at page {page} of {count}").format(page=position.number, count=page_count)
+    if position.level is not Level.PAGE and outline.ready and position.step < len(outline.steps):
+        where += ", " + panel_words(outline, position.step)
+    return intro + " " + where + "."
+
+
+def status_words(
+    position: Position, outline: PageOutline, page_count: int, ahead: Sequence[int], missing: Sequence[int]
+) -> str:
+    """The status line: the page, the panel and item, and how far analysis of ``ahead`` is."""
+    # Translators: status line; {page} of {count}.
+    parts = [_("Page {page} of {count}").format(page=position.number, count=page_count)]
+    if outline.ready and position.step >= 0:
+        parts.append(panel_words(outline, position.step))
+        # Translators: status line; the balloon position on the page.
+        parts.append(_("item {n} of {count}").format(n=position.step + 1, count=len(outline.steps)))
+    if missing:
+        # Translators: status line while pages are analysed; {n} is the page being analysed.
+        parts.append(
+            _("analysing page {n}, {done} of {total} ready").format(
+                n=page_number(missing[0]), done=len(ahead) - len(missing), total=len(ahead)
+            )
+        )
+    return " · ".join(parts)
+
+
+def where_am_i_words(
+    title: str, page_count: int, position: Position, outline: PageOutline, analysis: PageAnalysis | None
+) -> str:
+    """W: the book, the page and panel, and what is there."""
+    if analysis is None or position.step < 0:
+        here = "" if analysis is None else describe_here(analysis)
+        return where_am_i(title, position.number, page_count, here=here)
+    group = outline.panels[outline.group_of(position.step)]
+    here = describe_here(analysis, group.panel) if group.panel else ""
+    return where_am_i(title, position.number, page_count, group.number, len(analysis.panels), here)
