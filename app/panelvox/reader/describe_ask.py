@@ -10,9 +10,7 @@ thread the view starts; nothing here waits for it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelRegistry
@@ -25,22 +23,11 @@ from panelvox.reader.describe_jobs import (
     RequestKind,
     model_configured,
 )
-from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position import Level, Position
+from panelvox.reader.page_results import Here
+from panelvox.reader.position import Level
 from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_speech import ReaderSpeech
 from panelvox.speech.backend import Priority
-
-
-@dataclass(frozen=True, slots=True)
-class CurrentPage:
-    """The analysed page the reader is on, as describe and ask need it."""
-
-    token: int  # which opening of the book
-    book: Book
-    position: Position
-    outline: PageOutline
-    analysis: PageAnalysis
 
 
 class DescribeAsk:
@@ -68,21 +55,21 @@ class DescribeAsk:
         """The worker a view runs on its describe thread (it loads the model there, lazily)."""
         return DescribeWorker(self.models, self.config)
 
-    def model_configured(self) -> bool:
-        return model_configured(self.models)
-
-    def no_model(self) -> None:
-        # Translators: said for describe (D) and ask (Q) while no local vision model is set up.
-        self.voice.say(_("No description model is configured."))
-
-    def describe(self, page: CurrentPage) -> None:
+    def describe(self, here: Here) -> None:
         """Describe the current panel (the page's first at page level) with the model."""
-        panels = page.analysis.panels_in_order()
+        if not model_configured(self.models):
+            # Translators: said for describe (D) and ask (Q) while no local vision model is set up.
+            self.voice.say(_("No description model is configured."))
+            return
+        analysis = self._analysed(here)
+        if analysis is None:
+            return
+        panels = analysis.panels_in_order()
         if not panels:
             # Translators: said for describe (D) on a page where no panel was found.
             self.voice.say(_("This page has no panels to describe."))
             return
-        outline, pos = page.outline, page.position
+        outline, pos = here.outline, here.position
         index = -1
         if pos.level is not Level.PAGE and 0 <= pos.step < len(outline.steps):
             index = outline.group_of(pos.step)  # -1: text outside every panel
@@ -92,36 +79,52 @@ class DescribeAsk:
         numbers |= {g.panel: g.number for g in outline.panels if g.panel and g.number is not None}
         number = numbers.get(panel_id, 1)
         self._interrupt()
-        self._send(self._request(RequestKind.DESCRIBE, page, panel=panel_id))
+        self._send(self._request(RequestKind.DESCRIBE, here, analysis, panel=panel_id))
         # Translators: said while the model describes a panel; {n} is its number.
         self.voice.say(_("Describing panel {n}…").format(n=number))
 
-    def ask(self, page: CurrentPage, question: str) -> None:
+    def ask(self, here: Here, question: str) -> None:
         """Answer a typed question from the page's structure (and the model, when added)."""
+        analysis = self._analysed(here)
+        if analysis is None:
+            return
         if not question.strip():
             # Translators: said when the question box was left empty.
             self.voice.say(_("Type a question, like: how many panels?"))
             return
-        use_model = self.model_configured()
+        use_model = model_configured(self.models)
         self._interrupt()
-        self._send(self._request(RequestKind.ASK, page, question=question.strip(), use_model=use_model))
+        request = self._request(
+            RequestKind.ASK, here, analysis, question=question.strip(), use_model=use_model
+        )
+        self._send(request)
+
+    def _analysed(self, here: Here) -> PageAnalysis | None:
+        """The page's analysis; None (after saying why) while it is analysed or unreadable."""
+        if not here.outline.ready:
+            self.voice.say_page_pending(here.outline)
+            return None
+        if here.analysis is None:
+            self.voice.say(here.outline.heading)  # the unreadable page's own sentence
+        return here.analysis
 
     def _request(
         self,
         kind: RequestKind,
-        page: CurrentPage,
+        here: Here,
+        analysis: PageAnalysis,
         *,
         panel: str | None = None,
         question: str = "",
         use_model: bool = True,
     ) -> DescribeRequest:
         return DescribeRequest(
-            page.token,
+            here.token,
             self._gen,
             kind,
-            page.book,
-            page.position.page,
-            page.analysis,
+            here.book,
+            here.position.page,
+            analysis,
             panel=panel,
             question=question,
             use_model=use_model,
@@ -130,6 +133,14 @@ class DescribeAsk:
 
     def _send(self, request: DescribeRequest) -> None:
         self.jobs.set_wanted([request])  # replaces a request the worker has not started
+
+    def run_pending(self, worker: DescribeWorker, deliver: Callable[[DescribeResult], None]) -> int:
+        """Run waiting requests on this thread, each result to ``deliver`` (tests without a thread)."""
+        done = 0
+        while (request := self.jobs.take(timeout=0)) is not None:
+            deliver(worker(request))
+            done += 1
+        return done
 
     def deliver(self, result: DescribeResult) -> None:
         """Speak a result of the current generation; an older one is dropped."""

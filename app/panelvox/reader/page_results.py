@@ -1,22 +1,36 @@
 """The open book's pages: which to analyse next, each page's result, the outline built from it.
 
 The worker is always given the pages the reader needs next (the current one, those ahead,
-then the one before), and never pages the reader jumped away from. Results belong to one opening of a book, told apart by a token: opening a book or switching
-its reading direction starts a new one, and a result of an older opening, still on its way
-back from the worker, is dropped. An outline is built from its page's result with the
-current narration preferences and kept until a new result, new preferences or new names.
+then the one before), never pages the reader jumped away from. Results belong to one
+opening of a book, told apart by a token: opening a book or switching its reading
+direction starts a new one, and a result of an older opening, still on its way back from
+the worker, is dropped. An outline is built from its page's result with the current
+narration preferences and kept until a new result, new preferences or new names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from panelvox.books import Book
 from panelvox.model import PageAnalysis, ReadingDirection
 from panelvox.pages import PageService
-from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult
+from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
+from panelvox.reader.position import Position
 from panelvox.reader.preferences import Preferences
+
+
+@dataclass(frozen=True, slots=True)
+class Here:
+    """The reader's place in the open book, and what is known of its page so far."""
+
+    token: int  # which opening of the book
+    book: Book
+    position: Position
+    outline: PageOutline
+    analysis: PageAnalysis | None  # None while the page is analysed, or when it could not be read
 
 
 class PageResults:
@@ -33,11 +47,10 @@ class PageResults:
         self._results: dict[int, JobResult] = {}
         self._outlines: dict[int, PageOutline] = {}
 
-    def start(self) -> int:
+    def start(self) -> None:
         """A new opening (a book opened, a new direction): earlier results are stale."""
         self.token += 1
         self.clear()
-        return self.token
 
     def clear(self) -> None:
         self._results.clear()
@@ -63,10 +76,6 @@ class PageResults:
         self._outlines.pop(result.page, None)
         return True
 
-    def has(self, page: int) -> bool:
-        """Whether the page's analysis is back (readable or not)."""
-        return page in self._results
-
     def missing(self, pages: Iterable[int]) -> list[int]:
         """Those of ``pages`` whose analysis is not back yet, in the same order."""
         return [i for i in pages if i not in self._results]
@@ -76,7 +85,23 @@ class PageResults:
         result = self._results.get(page)
         return result.analysis if result is not None else None
 
+    def here(self, book: Book, position: Position) -> Here:
+        """The reader at ``position`` in ``book``, with what is known of that page."""
+        return Here(self.token, book, position, self.outline(position.page), self.analysis(position.page))
+
+    def run_pending(self, deliver: Callable[[JobResult], None], limit: int | None = None) -> int:
+        """Run wanted jobs on this thread, each result to ``deliver`` (tests without a worker)."""
+        done = 0
+        while limit is None or done < limit:
+            job = self.jobs.take(timeout=0)
+            if job is None:
+                break
+            deliver(run_job(job))
+            done += 1
+        return done
+
     def outline(self, page: int) -> PageOutline:
+        """The page's outline: built once its analysis is back, a pending one until then."""
         cached = self._outlines.get(page)
         if cached is not None:
             return cached

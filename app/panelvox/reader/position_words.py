@@ -1,4 +1,5 @@
-"""What the reader says about where it is: the opening sentence, the status line, where am I.
+"""What the reader says about where it is: landing on a position, the opening sentence, the
+status line, where am I, the page overview.
 
 Pure functions of the position, the page's outline and analysis, so the words are made in
 one place and the controller only decides when they are said or shown.
@@ -9,10 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from panelvox.i18n import _
-from panelvox.model import PageAnalysis
-from panelvox.narration.script import describe_here, where_am_i
+from panelvox.narration.script import Utterance, describe_here, page_overview, where_am_i
+from panelvox.reader.listener import message
 from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.page_results import Here
 from panelvox.reader.position import Level, Position, page_number
+
+
+def landing_utterances(outline: PageOutline, position: Position) -> list[Utterance]:
+    """What landing on ``position`` says (the accessible name of its item, in pieces)."""
+    if position.level is Level.PAGE or position.step < 0 or not outline.steps:
+        return [message(outline.heading)]
+    if position.level is Level.PANEL:
+        group = outline.panels[outline.group_of(position.step)]
+        utts = [u for s in outline.steps[group.first : group.last + 1] for u in s.utterances]
+        return [message(group.label), *utts] if group.label else utts
+    return list(outline.steps[position.step].utterances)
 
 
 def panel_words(outline: PageOutline, step: int) -> str:
@@ -62,13 +75,16 @@ def status_words(
     return " · ".join(parts)
 
 
-def where_am_i_words(
-    title: str, page_count: int, position: Position, outline: PageOutline, analysis: PageAnalysis | None
-) -> str:
+def where_am_i_words(here: Here) -> str:
     """W: the book, the page and panel, and what is there."""
-    if analysis is None or position.step < 0:
-        here = "" if analysis is None else describe_here(analysis)
-        return where_am_i(title, position.number, page_count, here=here)
-    group = outline.panels[outline.group_of(position.step)]
-    here = describe_here(analysis, group.panel) if group.panel else ""
-    return where_am_i(title, position.number, page_count, group.number, len(analysis.panels), here)
+    title, count, pos, analysis = here.book.title, here.book.page_count, here.position, here.analysis
+    if analysis is None or pos.step < 0:
+        return where_am_i(title, pos.number, count, here="" if analysis is None else describe_here(analysis))
+    group = here.outline.panels[here.outline.group_of(pos.step)]
+    said = describe_here(analysis, group.panel) if group.panel else ""
+    return where_am_i(title, pos.number, count, group.number, len(analysis.panels), said)
+
+
+def overview_words(here: Here) -> str:
+    """O: what the page holds; the page's own sentence while it is analysed or unreadable."""
+    return page_overview(here.analysis) if here.analysis is not None else here.outline.heading

@@ -1,10 +1,14 @@
-"""The reader's logic: the open book, the position, navigation commands and speech.
+"""The reader's logic: the open book, the position, the reading commands.
 
 Qt-free, so every command can be tested by what would be heard (with the spy backend).
 A view registers a :class:`ReaderListener`; the controller tells it what to show and moves
 the focus. Analysis results arrive through :meth:`ReaderController.on_result` on the view's
 thread; speech "done" callbacks come from the speech thread and are handed back through
 ``post`` (the view passes a function that runs a callable on its own thread).
+
+The controller owns the book and the position; small collaborators own the rest, each its
+own state (preferences, the pages' results, speech, say all, describe and ask, names), and
+:meth:`ReaderController.interrupt` stops them together.
 """
 
 from __future__ import annotations
@@ -21,23 +25,20 @@ from panelvox.models.registry import ModelRegistry
 from panelvox.names.stores import NameStore
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import (
-    Utterance,
-    page_overview,
-)
+from panelvox.narration.script import Utterance
 from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
-from panelvox.reader.analysis_jobs import AnalysisJobs, JobResult, run_job
+from panelvox.reader import position_words as words
+from panelvox.reader.analysis_jobs import JobResult
 from panelvox.reader.commands import Command, help_text
-from panelvox.reader.describe_ask import CurrentPage, DescribeAsk
-from panelvox.reader.describe_jobs import DescribeJobs, DescribeResult, DescribeWorker
-from panelvox.reader.listener import ReaderListener, message
-from panelvox.reader.navigation import Edge, Target
+from panelvox.reader.describe_ask import DescribeAsk
+from panelvox.reader.describe_jobs import DescribeResult, DescribeWorker
+from panelvox.reader.listener import ReaderListener
+from panelvox.reader.navigation import Edge
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.page_results import PageResults
-from panelvox.reader.position import Level, Position
+from panelvox.reader.page_results import Here, PageResults
+from panelvox.reader.position import Position
 from panelvox.reader.position_store import PositionStore
-from panelvox.reader.position_words import opening_words, status_words, where_am_i_words
 from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.reader_speech import Post, ReaderSpeech
@@ -75,6 +76,8 @@ class ReaderController:
         self.speech = speech
         #: analyses a page of the open book (the reader's worker process, or stages in tests)
         self.analyzer = analyzer
+        self.store = store or PositionStore()
+        self.listener = ReaderListener()
         #: narration preferences, the window's settings and each book's reading direction
         self.preferences = Preferences(
             prefs or NarrationPrefs(),
@@ -82,7 +85,10 @@ class ReaderController:
             overrides or DirectionOverrides(),
             persist=persist_settings,
         )
-        self.store = store or PositionStore()
+        #: the open book's pages: wanted from the worker, analysed, outlined
+        self.results = PageResults(self.preferences, lookahead=lookahead)
+        #: pages to analyse, most wanted first, for the analysis thread the view runs
+        self.jobs = self.results.jobs
         #: everything the reader says, and the announcement waiting for the current page
         self.voice = ReaderSpeech(
             speech,
@@ -93,7 +99,6 @@ class ReaderController:
         )
         #: say all (Space): reads on from the position, page after page
         self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))
-        self.listener = ReaderListener()
         #: describe (D) and ask (Q)
         self.describe_ask = DescribeAsk(
             self.voice,
@@ -102,6 +107,8 @@ class ReaderController:
             models=models or ModelRegistry(),
             config=describe_config or DescribeConfig(),
         )
+        #: describe and ask requests, for the worker thread the view starts on first use
+        self.describe_jobs = self.describe_ask.jobs
         #: the user's character names (F2), handed to each book's page service
         self.speaker_names = SpeakerNames(names or NameStore(), self.voice)
         #: the open book read through the page service: cached analysis, then the book's names
@@ -109,8 +116,6 @@ class ReaderController:
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
-        #: the open book's pages: wanted from the worker, analysed, outlined
-        self.results = PageResults(self.preferences, lookahead=lookahead)
 
     # -- book --------------------------------------------------------------------------
     def open(self, path: Path) -> bool:
@@ -127,18 +132,17 @@ class ReaderController:
         self.results.start()
         self.direction = book.direction
         saved = self.store.get(book.content_hash)
-        pos = Position(0)
-        if saved is not None and 0 <= saved.page < book.page_count:
-            pos = saved
+        pos = saved if saved is not None and 0 <= saved.page < book.page_count else Position(0)
         self.position = pos
         self.voice.wait_for_page()
         self.store.save(book.content_hash, pos, path=Path(path).resolve(), title=book.title)
         self.listener.book_changed()
         self._update_jobs()
         self._show_current(focus=False)
-        resumed = saved is not None and pos != Position(0)
         outline = self.outline(pos.page)
-        self.say_message(opening_words(book.title, book.page_count, pos, outline, resumed=resumed))
+        self.say_message(
+            words.opening_words(book.title, book.page_count, pos, outline, resumed=pos != Position(0))
+        )
         return True
 
     def close_book(self) -> None:
@@ -158,9 +162,12 @@ class ReaderController:
         self.describe_ask.close()
 
     @property
-    def jobs(self) -> AnalysisJobs:
-        """Pages to analyse, most wanted first, for the analysis thread the view runs."""
-        return self.results.jobs
+    def page_count(self) -> int:
+        return self.book.page_count if self.book is not None else 0
+
+    @property
+    def title(self) -> str:
+        return self.book.title if self.book is not None else ""
 
     @property
     def prefs(self) -> NarrationPrefs:
@@ -175,22 +182,10 @@ class ReaderController:
         """True when a screen reader runs: it speaks a move from the focus event alone."""
         return self.voice.moves_by_focus
 
-    @property
-    def page_count(self) -> int:
-        return self.book.page_count if self.book is not None else 0
-
-    @property
-    def title(self) -> str:
-        return self.book.title if self.book is not None else ""
-
     # -- analysis ----------------------------------------------------------------------
     def outline(self, page: int) -> PageOutline:
         """Page ``page``'s steps and panels (a pending outline while it is analysed)."""
         return self.results.outline(page)
-
-    def wanted_pages(self) -> list[int]:
-        """Pages to analyse next: the current one, the pages ahead, then the one before."""
-        return self.results.wanted(self.position.page, self.page_count) if self.book is not None else []
 
     def _update_jobs(self) -> None:
         if self.pages is None:
@@ -216,14 +211,7 @@ class ReaderController:
 
     def analyze_pending(self, limit: int | None = None) -> int:
         """Run waiting jobs on this thread (tests and benchmarks without a worker)."""
-        done = 0
-        while limit is None or done < limit:
-            job = self.jobs.take(timeout=0)
-            if job is None:
-                break
-            self.on_result(run_job(job))
-            done += 1
-        return done
+        return self.results.run_pending(self.on_result, limit)
 
     def _update_status(self) -> None:
         if self.book is None:
@@ -232,9 +220,16 @@ class ReaderController:
             return
         pos = self.position
         ahead = self.results.ahead(pos.page, self.page_count)
-        missing = self.results.missing(ahead)
-        words = status_words(pos, self.outline(pos.page), self.page_count, ahead, missing)
-        self.listener.status_changed(words)
+        status = words.status_words(
+            pos, self.outline(pos.page), self.page_count, ahead, self.results.missing(ahead)
+        )
+        self.listener.status_changed(status)
+
+    def _show_current(self, *, focus: bool) -> None:
+        outline = self.outline(self.position.page)
+        self.listener.outline_changed(outline)
+        self.listener.position_changed(self.position, focus=focus)
+        self._update_status()
 
     # -- speech ------------------------------------------------------------------------
     def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
@@ -252,30 +247,30 @@ class ReaderController:
     def position_utterances(self, position: Position | None = None) -> list[Utterance]:
         """What landing on ``position`` says (the accessible name of its item, in pieces)."""
         pos = position or self.position
-        outline = self.outline(pos.page)
-        if pos.level is Level.PAGE or pos.step < 0 or not outline.steps:
-            return [message(outline.heading)]
-        if pos.level is Level.PANEL:
-            group = outline.panels[outline.group_of(pos.step)]
-            utts = [u for s in outline.steps[group.first : group.last + 1] for u in s.utterances]
-            return [message(group.label), *utts] if group.label else utts
-        return list(outline.steps[pos.step].utterances)
+        return words.landing_utterances(self.outline(pos.page), pos)
 
     def position_text(self, position: Position | None = None) -> str:
         return " ".join(u.text for u in self.position_utterances(position))
 
     # -- moves -------------------------------------------------------------------------
     def _move(self, pos: Position) -> None:
-        page_changed = pos.page != self.position.page
+        """A reading key's move: everything stops, and the reader lands on ``pos``."""
         self.interrupt()
+        self._place(pos, focus=True, say=True)
+
+    def _place(self, pos: Position, *, focus: bool, say: bool) -> None:
+        """Put the reader at ``pos``: shown (and said, with ``say``), saved, and the worker
+        given the pages around it. Say all speaks by itself, so it places without ``say``."""
+        page_changed = pos.page != self.position.page
         self.position = pos
         if page_changed:
             outline = self.outline(pos.page)
-            if not outline.ready:
+            if say and not outline.ready:
                 self.voice.wait_for_page()
             self.listener.outline_changed(outline)
-        self.listener.position_changed(pos, focus=True)
-        self.voice.speak(self.position_utterances(pos), move=True)
+        self.listener.position_changed(pos, focus=focus)
+        if say:
+            self.voice.speak(self.position_utterances(pos), move=True)
         self._save()
         if page_changed:
             self._update_jobs()
@@ -293,47 +288,34 @@ class ReaderController:
             return False
         return True
 
-    def _need_ready(self, outline: PageOutline) -> bool:
-        if outline.ready:
-            return True
-        self.voice.wait_for_page()
-        # Translators: said when moving inside a page that is still being analysed.
-        self.say_message(_("Page {n} is still being analysed.").format(n=outline.number))
-        return False
+    def _here(self) -> Here | None:
+        """The reader's place and what is known of its page; None (after saying so) with no book."""
+        if not self._need_book() or self.book is None:
+            return None
+        return self.results.here(self.book, self.position)
 
     def _end_of_book(self, priority: Priority = Priority.NOW) -> None:
         # Translators: said when moving past the last item of the book.
         self.say_message(_("End of book."), priority)
 
-    def _start_of_book(self) -> None:
-        # Translators: said when moving before the first item of the book.
-        self.say_message(_("Start of book."))
-
-    def _go(self, target: Target) -> None:
+    def _step(self, move: navigation.Move) -> None:
+        """Go where a reading key's ``move`` leads from the position."""
+        if not self._need_book():
+            return
+        target = move(self.position, self.outline, self.page_count)
         if isinstance(target, Position):
             self._move(target)
         elif target is Edge.END:
             self._end_of_book()
         elif target is Edge.START:
-            self._start_of_book()
+            # Translators: said when moving before the first item of the book.
+            self.say_message(_("Start of book."))
         else:
-            self._need_ready(self.outline(self.position.page))
+            self.voice.say_page_pending(self.outline(self.position.page))
 
-    def next_balloon(self) -> None:
-        if self._need_book():
-            self._go(navigation.next_balloon(self.position, self.outline, self.page_count))
-
-    def previous_balloon(self) -> None:
-        if self._need_book():
-            self._go(navigation.previous_balloon(self.position, self.outline))
-
-    def next_panel(self) -> None:
-        if self._need_book():
-            self._go(navigation.next_panel(self.position, self.outline, self.page_count))
-
-    def previous_panel(self) -> None:
-        if self._need_book():
-            self._go(navigation.previous_panel(self.position, self.outline))
+    def next_page(self) -> None:
+        """Page Down (the other moves are run as commands, through :meth:`run`)."""
+        self._step(navigation.next_page)
 
     def go_to_page(self, number: int) -> None:
         """Turn to page ``number`` (1-based); out of range: one spoken sentence."""
@@ -365,22 +347,6 @@ class ReaderController:
             return
         self._move(pos)
 
-    def next_page(self) -> None:
-        if not self._need_book():
-            return
-        if self.position.number < self.page_count:
-            self.go_to_page(self.position.number + 1)
-        else:
-            self._end_of_book()
-
-    def previous_page(self) -> None:
-        if not self._need_book():
-            return
-        if self.position.number > 1:
-            self.go_to_page(self.position.number - 1)
-        else:
-            self._start_of_book()
-
     # -- say all -----------------------------------------------------------------------
     def toggle_say_all(self) -> None:
         """Space: read on from here to the end of the book; Space again stops."""
@@ -405,88 +371,38 @@ class ReaderController:
 
     def _read_on(self) -> bool:
         """Say all: move to the stop after the one just heard; False past the end of the book."""
-        pos = self.position
-        nxt = navigation.reading_next(pos, self.outline, self.page_count)
+        nxt = navigation.reading_next(self.position, self.outline, self.page_count)
         if nxt is None:
             return False
-        page_changed = nxt.page != pos.page
-        self.position = nxt
-        if page_changed:
-            self.listener.outline_changed(self.outline(nxt.page))
-            self._update_jobs()
-        self.listener.position_changed(nxt, focus=not self.voice.moves_by_focus)
-        self._save()
-        self._update_status()
+        self._place(nxt, focus=not self.voice.moves_by_focus, say=False)
         return True
 
     # -- information -------------------------------------------------------------------
     def where_am_i(self) -> None:
-        if not self._need_book():
-            return
-        pos = self.position
-        analysis = self.results.analysis(pos.page)
-        self.say_message(where_am_i_words(self.title, self.page_count, pos, self.outline(pos.page), analysis))
+        if (here := self._here()) is not None:
+            self.say_message(words.where_am_i_words(here))
 
     def overview(self) -> None:
-        if not self._need_book():
-            return
-        analysis = self.results.analysis(self.position.page)
-        if analysis is not None:
-            self.say_message(page_overview(analysis))
-        else:
-            self.say_message(self.outline(self.position.page).heading)
+        if (here := self._here()) is not None:
+            self.say_message(words.overview_words(here))
 
     def repeat(self) -> None:
         self.voice.speak(self.voice.last or self.position_utterances())
 
-    def help(self) -> None:
-        self.say_message(help_text())
-
     # -- describe and ask ----------------------------------------------------------------
-    @property
-    def describe_jobs(self) -> DescribeJobs:
-        """Describe and ask requests, for the worker thread the view starts on first use."""
-        return self.describe_ask.jobs
-
-    @property
-    def describe_config(self) -> DescribeConfig:
-        return self.describe_ask.config
-
-    @describe_config.setter
-    def describe_config(self, config: DescribeConfig) -> None:
-        self.describe_ask.config = config
-
     def describe_worker(self) -> DescribeWorker:
         """The worker a view runs on its describe thread (it loads the model there, lazily)."""
         return self.describe_ask.worker()
 
     def describe(self) -> None:
         """D: describe the current panel (the page's first at page level) with the model."""
-        if self.book is not None and not self.describe_ask.model_configured():
-            self.describe_ask.no_model()
-            return
-        page = self._current_page()
-        if page is not None:
-            self.describe_ask.describe(page)
+        if (here := self._here()) is not None:
+            self.describe_ask.describe(here)
 
     def ask(self, question: str) -> None:
         """Q: answer a typed question from the page's structure (and the model, when added)."""
-        page = self._current_page()
-        if page is not None:
-            self.describe_ask.ask(page, question)
-
-    def _current_page(self) -> CurrentPage | None:
-        """The analysed page the reader is on; None (after saying why) when there is none yet."""
-        if not self._need_book() or self.book is None:
-            return None
-        outline = self.outline(self.position.page)
-        if not self._need_ready(outline):
-            return None
-        analysis = self.results.analysis(self.position.page)
-        if analysis is None:
-            self.say_message(outline.heading)  # the unreadable page's own sentence
-            return None
-        return CurrentPage(self.results.token, self.book, self.position, outline, analysis)
+        if (here := self._here()) is not None:
+            self.describe_ask.ask(here, question)
 
     def on_describe_result(self, result: DescribeResult) -> None:
         """A description or answer is ready (call on the view's thread); stale ones are dropped."""
@@ -495,19 +411,13 @@ class ReaderController:
 
     def describe_pending(self, worker: DescribeWorker) -> int:
         """Run waiting describe/ask requests on this thread (tests without a worker thread)."""
-        done = 0
-        while (request := self.describe_jobs.take(timeout=0)) is not None:
-            self.on_describe_result(worker(request))
-            done += 1
-        return done
+        return self.describe_ask.run_pending(worker, self.on_describe_result)
 
     # -- names (F2) ----------------------------------------------------------------------
     def rename_target(self) -> RenameTarget | None:
         """Who speaks the current balloon, or None (after saying why) when nobody can be named."""
-        if not self._need_book():
-            return None
-        page = self.position.page
-        return self.speaker_names.target(self.outline(page), self.position.step, self.results.analysis(page))
+        here = self._here()
+        return self.speaker_names.target(here) if here is not None else None
 
     def rename_speaker(self, target: RenameTarget, name: str) -> None:
         """Keep ``name`` for ``target`` (empty: forget the user's name) and read the pages again."""
@@ -540,30 +450,27 @@ class ReaderController:
         """Control R: the next reading direction, for this book; its pages are read again."""
         if not self._need_book() or self.book is None:
             return
-        self.direction, words = self.preferences.switch_direction(self.book, self.direction)
+        self.direction, said = self.preferences.switch_direction(self.book, self.direction)
         self.results.start()
         self.interrupt()
         self.position = Position(self.position.page)
         self.voice.wait_for_page()
-        self.listener.outline_changed(self.outline(self.position.page))
-        self.listener.position_changed(self.position, focus=False)
+        self._show_current(focus=False)
         self._update_jobs()
         self._save()
-        self.say_message(words)
+        self.say_message(said)
 
     # -- dispatch ----------------------------------------------------------------------
     def run(self, command: Command) -> bool:
         """Run a command that needs no dialog; False for those the view must handle."""
+        move = navigation.move_for(command)
+        if move is not None:
+            self._step(move)
+            return True
         prefs = self.preferences
         actions: dict[Command, Callable[[], None]] = {
-            Command.NEXT_BALLOON: self.next_balloon,
-            Command.PREV_BALLOON: self.previous_balloon,
-            Command.NEXT_PANEL: self.next_panel,
-            Command.PREV_PANEL: self.previous_panel,
-            Command.NEXT_PAGE: self.next_page,
-            Command.PREV_PAGE: self.previous_page,
-            Command.FIRST_PAGE: lambda: self.go_to_page(1) if self._need_book() else None,
-            Command.LAST_PAGE: lambda: self.go_to_page(self.page_count) if self._need_book() else None,
+            Command.FIRST_PAGE: lambda: self.go_to_page(1),
+            Command.LAST_PAGE: lambda: self.go_to_page(self.page_count),
             Command.SAY_ALL: self.toggle_say_all,
             Command.STOP: self.interrupt,
             Command.REPEAT: self.repeat,
@@ -578,16 +485,10 @@ class ReaderController:
             Command.SWITCH_DIRECTION: self.switch_direction,
             Command.LARGE_TEXT: lambda: self.set_settings(*prefs.with_setting_toggled("large_text")),
             Command.HIGH_CONTRAST: lambda: self.set_settings(*prefs.with_setting_toggled("high_contrast")),
-            Command.HELP: self.help,
+            Command.HELP: lambda: self.say_message(help_text()),
         }
         action = actions.get(command)
         if action is None:
             return False
         action()
         return True
-
-    def _show_current(self, *, focus: bool) -> None:
-        outline = self.outline(self.position.page)
-        self.listener.outline_changed(outline)
-        self.listener.position_changed(self.position, focus=focus)
-        self._update_status()

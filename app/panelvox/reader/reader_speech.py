@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from panelvox.i18n import _
 from panelvox.narration.script import Utterance, page_voices, to_request
 from panelvox.reader.listener import message
+from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.preferences import Preferences
 from panelvox.speech.backend import Priority, SpeechRequest
 from panelvox.speech.queue import SpeechQueue
@@ -85,6 +87,12 @@ class ReaderSpeech:
     def wait_for_page(self) -> None:
         """Say where the reader is once the current page's analysis arrives."""
         self._page_waiting = True
+
+    def say_page_pending(self, outline: PageOutline) -> None:
+        """The page is still being analysed: say so, and where the reader is once it arrives."""
+        self.wait_for_page()
+        # Translators: said when moving inside a page that is still being analysed.
+        self.say(_("Page {n} is still being analysed.").format(n=outline.number))
 
     def page_arrived(self) -> bool:
         """The current page's analysis arrived: True when its announcement waited (it is due now)."""

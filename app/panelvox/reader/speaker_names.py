@@ -17,7 +17,7 @@ from panelvox.model import Character, PageAnalysis
 from panelvox.names.book_names import BookNames
 from panelvox.names.stores import NameStore, character_key
 from panelvox.pages import PageService
-from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.page_results import Here
 from panelvox.reader.reader_speech import ReaderSpeech
 
 log = logging.getLogger(__name__)
@@ -45,8 +45,9 @@ class SpeakerNames:
         """The names a book's page service applies (ComicInfo, the user's, those learned)."""
         return BookNames.for_book(book, self.store)
 
-    def target(self, outline: PageOutline, step: int, analysis: PageAnalysis | None) -> RenameTarget | None:
-        """Who speaks step ``step``, or None (after saying why) when nobody can be named."""
+    def target(self, here: Here) -> RenameTarget | None:
+        """Who speaks the balloon ``here``, or None (after saying why) when nobody can be named."""
+        outline, step, analysis = here.outline, here.position.step, here.analysis
         if analysis is None or not 0 <= step < len(outline.steps):
             # Translators: said for F2 (rename) when the reader is not on a balloon.
             self.voice.say(_("Move to a balloon first, then press F2 to name its speaker."))
