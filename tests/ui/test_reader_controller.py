@@ -319,9 +319,3 @@ def test_with_a_screen_reader_moves_are_left_to_the_focus(
     assert moves[-2:] == [(Position(0, 0, Level.BALLOON), True), (Position(0, 2, Level.PANEL), True)]
     _step(c, Command.WHERE_AM_I)  # messages still go through the speech output
     assert heard_since(spy, queue, mark) == ["Test Book, page 1 of 5, panel 2 of 2. 2 text blocks."]
-
-
-def test_page_numbers_and_indices_meet_in_one_place() -> None:
-    assert Position.at_number(3) == Position(2)
-    assert Position.at_number(1, 0, Level.BALLOON) == Position(0, 0, Level.BALLOON)
-    assert Position(4, 2, Level.PANEL).number == 5

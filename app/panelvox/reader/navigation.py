@@ -23,7 +23,7 @@ class Edge(Enum):
 
 Target = Position | Edge
 Outlines = Callable[[int], PageOutline]
-#: a reading key's move: where it leads from a position
+#: a reading key's move: where it leads from a position (every move takes the page count)
 Move = Callable[[Position, Outlines, int], Target]
 
 
@@ -106,4 +106,5 @@ def reading_next(pos: Position, outlines: Outlines, page_count: int) -> Position
         step = outline.panels[outline.group_of(pos.step)].last
     if step + 1 < len(outline.steps):
         return Position(pos.page, step + 1, Level.BALLOON)
-    return Position(pos.page + 1) if pos.page + 1 < page_count else None
+    after = next_page(pos, outlines, page_count)
+    return after if isinstance(after, Position) else None
