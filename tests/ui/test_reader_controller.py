@@ -16,7 +16,8 @@ from reader_fixtures import PAGES, cheap_analyzer, heard, heard_since, make_book
 from panelvox.books import DirectionOverrides
 from panelvox.model import ReadingDirection
 from panelvox.reader.commands import Command, help_text, key_table, keymap
-from panelvox.reader.position_store import Level, Position, PositionStore
+from panelvox.reader.position import Level, Position
+from panelvox.reader.position_store import PositionStore
 from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.speech.queue import SpeechQueue

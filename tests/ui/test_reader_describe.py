@@ -37,7 +37,7 @@ def reader(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
     r = build_reader(
         backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=False, persist_settings=False
     )
-    r.controller.describe_config = SMALL
+    r.controller.describe_ask.config = SMALL
     qtbot.addWidget(r.window)
     r.window.show()
     r.window.tree.setFocus()

@@ -11,7 +11,7 @@ from PySide6.QtGui import QDropEvent
 from pytestqt.qtbot import QtBot
 from reader_fixtures import cheap_analyzer, make_book
 
-from panelvox.reader.position_store import Level, Position
+from panelvox.reader.position import Level, Position
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.ui.reader_app import Reader, build_reader
 from panelvox.ui.theme import HIGH_CONTRAST, NORMAL, contrast_ratio

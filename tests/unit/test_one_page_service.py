@@ -37,6 +37,7 @@ from panelvox.model import (
 from panelvox.names.book_names import BookNames
 from panelvox.names.stores import NameStore
 from panelvox.pages import PageService
+from panelvox.reader.commands import Command
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.speech.queue import SpeechQueue
@@ -108,8 +109,8 @@ def test_every_consumer_says_the_same_names(book: Path, capsys: pytest.CaptureFi
     try:
         assert reader.open(book)
         reader.analyze_pending()
-        reader.next_balloon()
-        reader.next_balloon()
+        reader.run(Command.NEXT_BALLOON)
+        reader.run(Command.NEXT_BALLOON)
         queue.wait_idle(5)
         heard = " ".join(spy.texts(SpyEvent.STARTED))
     finally:
@@ -136,7 +137,7 @@ def test_a_rename_through_the_readers_store_reaches_the_next_page_read(book: Pat
     try:
         assert reader.open(book)
         reader.analyze_pending()
-        reader.next_balloon()
+        reader.run(Command.NEXT_BALLOON)
         reader.analyze_pending()
         target = reader.rename_target()
         assert target is not None and target.key == "p1:c1"

@@ -22,6 +22,7 @@ from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.model import PageAnalysis, ReadingDirection
 from panelvox.pages import PageService
+from panelvox.reader.position import page_number
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ T = TypeVar("T")
 class Job:
     token: int  # which opening of which book (results for an old token are dropped)
     pages: PageService[Book]  # the open book's page service
-    page: int  # 0-based
+    page: int  # 0-based page index
     direction: ReadingDirection
 
     @property
@@ -94,8 +95,8 @@ def run_job(job: Job) -> JobResult:
     """Read one page through the book's page service; a bad page becomes a spoken sentence."""
     start = time.perf_counter()
     try:
-        analysis = job.pages.read(job.page + 1, job.direction)
+        analysis = job.pages.read(page_number(job.page), job.direction)
     except PanelvoxError as exc:
-        log.warning("page %d not analysed: %s", job.page + 1, exc.detail or exc.message)
+        log.warning("page %d not analysed: %s", page_number(job.page), exc.detail or exc.message)
         return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start)
     return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)

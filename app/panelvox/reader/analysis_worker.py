@@ -31,6 +31,7 @@ from panelvox.analysis.cache import PageImages
 from panelvox.errors import AnalysisError, BookError, PanelvoxError, SchemaError
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.reader.position import page_index, page_number
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class PageRequest:
 
     book_path: str
     content_hash: str  # the book the UI opened; a different file at the path is refused
-    page: int  # 0-based
+    page: int  # 0-based page index
     direction: str  # ReadingDirection value (the user's override included)
 
 
@@ -62,7 +63,7 @@ class WorkerGone(Exception):
 
 def _not_analysable(page: int) -> str:
     # Translators: said when the analysis of a page failed unexpectedly; {n} is the page number.
-    return _("Page {n} could not be analysed.").format(n=page + 1)
+    return _("Page {n} could not be analysed.").format(n=page_number(page))
 
 
 # -- the worker process -------------------------------------------------------------------
@@ -101,13 +102,13 @@ def worker_main(conn: Connection, cache_dir: str | None) -> None:
                 if book.content_hash != request.content_hash:
                     # Translators: said when a book's file was replaced while it was being read.
                     raise BookError(_("This book changed on disk. Open it again."), detail=request.book_path)
-                analysis = analyzer.analyze_page(book, request.page + 1, direction)
+                analysis = analyzer.analyze_page(book, page_number(request.page), direction)
                 reply = PageReply(request.page, analysis.to_json(), None, time.perf_counter() - start)
             except PanelvoxError as exc:
-                log.warning("page %d not analysed: %s", request.page + 1, exc.detail or exc.message)
+                log.warning("page %d not analysed: %s", page_number(request.page), exc.detail or exc.message)
                 reply = PageReply(request.page, None, exc.message, time.perf_counter() - start)
             except Exception:  # a pipeline bug costs this page, not the worker
-                log.exception("worker failed on page %d of %s", request.page + 1, request.book_path)
+                log.exception("worker failed on page %d of %s", page_number(request.page), request.book_path)
                 reply = PageReply(
                     request.page, None, _not_analysable(request.page), time.perf_counter() - start
                 )
@@ -173,7 +174,7 @@ class ProcessAnalyzer:
     def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
         """Page ``page`` (1-based) of ``book``, analysed by the worker; :class:`AnalysisError`
         (one spoken sentence) when it cannot be, the worker lost included."""
-        index = page - 1
+        index = page_index(page)
         request = PageRequest(str(book.path), book.content_hash, index, direction.value)
         try:
             self.start()

@@ -28,6 +28,7 @@ from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, verify_panel
 from panelvox.narration.vlm_backend import LlamaBackend, backend_for
 from panelvox.reader.analysis_jobs import WorkQueue
 from panelvox.reader.listener import message
+from panelvox.reader.position import page_number
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class DescribeRequest:
     gen: int  # which request: a newer one (or any interruption) makes the result stale
     kind: RequestKind
     book: Book
-    page: int  # 0-based
+    page: int  # 0-based page index
     analysis: PageAnalysis
     panel: str | None = None  # DESCRIBE: the panel's id
     question: str = ""  # ASK
@@ -97,10 +98,10 @@ class DescribeWorker:
             else:
                 utterances = self._ask(request)
         except PanelvoxError as exc:
-            log.warning("%s on page %d failed: %s", request.kind.value, request.page + 1, exc.detail)
+            log.warning("%s on page %d failed: %s", request.kind.value, page_number(request.page), exc.detail)
             utterances = [message(exc.message)]
         seconds = time.perf_counter() - start
-        log.info("%s on page %d took %.2f s", request.kind.value, request.page + 1, seconds)
+        log.info("%s on page %d took %.2f s", request.kind.value, page_number(request.page), seconds)
         return DescribeResult(request.token, request.gen, request.kind, tuple(utterances), seconds)
 
     def backend(self) -> LlamaBackend:

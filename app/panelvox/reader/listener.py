@@ -5,7 +5,7 @@ from __future__ import annotations
 from panelvox.narration.prefs import UtteranceKind
 from panelvox.narration.script import Utterance
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Position
+from panelvox.reader.position import Position
 from panelvox.reader.reader_settings import ReaderSettings
 
 __all__ = ["ReaderListener", "message"]

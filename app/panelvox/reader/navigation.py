@@ -1,4 +1,4 @@
-"""Where each move goes: pure functions of the position and the pages' outlines.
+"""Where each move goes: pure functions of the position, the pages' outlines and the page count.
 
 Page level (step -1) is the page heading; a panel position is its first step at PANEL
 level ("next balloon" from there enters the panel at that step); balloon moves run across
@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import Enum
 
+from panelvox.reader.commands import Command
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Level, Position
+from panelvox.reader.position import Level, Position
 
 
 class Edge(Enum):
@@ -22,6 +23,8 @@ class Edge(Enum):
 
 Target = Position | Edge
 Outlines = Callable[[int], PageOutline]
+#: a reading key's move: where it leads from a position (every move takes the page count)
+Move = Callable[[Position, Outlines, int], Target]
 
 
 def _inside_unknown(outline: PageOutline) -> bool:
@@ -35,10 +38,10 @@ def next_balloon(pos: Position, outlines: Outlines, page_count: int) -> Target:
     target = pos.step if pos.level is Level.PANEL else pos.step + 1
     if target < len(outline.steps):
         return Position(pos.page, target, Level.BALLOON)
-    return Position(pos.page + 1) if pos.page + 1 < page_count else Edge.END
+    return next_page(pos, outlines, page_count)
 
 
-def previous_balloon(pos: Position, outlines: Outlines) -> Target:
+def previous_balloon(pos: Position, outlines: Outlines, page_count: int) -> Target:
     if pos.level is not Level.PAGE:
         return Position(pos.page, pos.step - 1, Level.BALLOON) if pos.step > 0 else Position(pos.page)
     if pos.page == 0:
@@ -54,10 +57,10 @@ def next_panel(pos: Position, outlines: Outlines, page_count: int) -> Target:
     target = outline.group_of(pos.step) + 1 if pos.step >= 0 else 0
     if target < len(outline.panels):
         return Position(pos.page, outline.panels[target].first, Level.PANEL)
-    return Position(pos.page + 1) if pos.page + 1 < page_count else Edge.END
+    return next_page(pos, outlines, page_count)
 
 
-def previous_panel(pos: Position, outlines: Outlines) -> Target:
+def previous_panel(pos: Position, outlines: Outlines, page_count: int) -> Target:
     if pos.level is not Level.PAGE:
         outline = outlines(pos.page)
         target = outline.group_of(pos.step) - 1
@@ -74,6 +77,27 @@ def previous_panel(pos: Position, outlines: Outlines) -> Target:
     )
 
 
+def next_page(pos: Position, outlines: Outlines, page_count: int) -> Target:
+    return Position(pos.page + 1) if pos.page + 1 < page_count else Edge.END
+
+
+def previous_page(pos: Position, outlines: Outlines, page_count: int) -> Target:
+    return Position(pos.page - 1) if pos.page > 0 else Edge.START
+
+
+def move_for(command: Command) -> Move | None:
+    """Where the reading key ``command`` leads from a position; None when it is not a move."""
+    moves: dict[Command, Move] = {
+        Command.NEXT_BALLOON: next_balloon,
+        Command.PREV_BALLOON: previous_balloon,
+        Command.NEXT_PANEL: next_panel,
+        Command.PREV_PANEL: previous_panel,
+        Command.NEXT_PAGE: next_page,
+        Command.PREV_PAGE: previous_page,
+    }
+    return moves.get(command)
+
+
 def reading_next(pos: Position, outlines: Outlines, page_count: int) -> Position | None:
     """The next stop of continuous reading (say-all), after all of ``pos`` was heard."""
     outline = outlines(pos.page)
@@ -82,4 +106,5 @@ def reading_next(pos: Position, outlines: Outlines, page_count: int) -> Position
         step = outline.panels[outline.group_of(pos.step)].last
     if step + 1 < len(outline.steps):
         return Position(pos.page, step + 1, Level.BALLOON)
-    return Position(pos.page + 1) if pos.page + 1 < page_count else None
+    after = next_page(pos, outlines, page_count)
+    return after if isinstance(after, Position) else None

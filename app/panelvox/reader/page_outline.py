@@ -12,6 +12,7 @@ from panelvox.i18n import _
 from panelvox.model import BBox, PageAnalysis
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit
 from panelvox.narration.script import Utterance, group_by_unit, page_overview, script_page
+from panelvox.reader.position import page_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class PanelGroup:
 
 @dataclass(frozen=True, slots=True)
 class PageOutline:
-    index: int  # 0-based
+    index: int  # 0-based page index
     heading: str  # what turning to the page says
     steps: tuple[Step, ...] = ()
     panels: tuple[PanelGroup, ...] = ()
@@ -50,6 +51,11 @@ class PageOutline:
     height: int = 0
     ready: bool = True  # False while the page is still being analysed
     unreadable: bool = False
+
+    @property
+    def number(self) -> int:
+        """The 1-based page number."""
+        return page_number(self.index)
 
     def group_of(self, step: int) -> int:
         """Index into :attr:`panels` of the group holding ``step`` (-1 for the page)."""
@@ -64,7 +70,7 @@ class PageOutline:
 
 def pending_outline(index: int) -> PageOutline:
     # Translators: said when turning to a page that is still being analysed; {n} is the page number.
-    return PageOutline(index, _("Page {n}: still being analysed.").format(n=index + 1), ready=False)
+    return PageOutline(index, _("Page {n}: still being analysed.").format(n=page_number(index)), ready=False)
 
 
 def unreadable_outline(index: int, message: str) -> PageOutline:

@@ -11,32 +11,17 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from panelvox import paths
 from panelvox.jsonfile import write_json_atomic
+from panelvox.reader.position import Level, Position
 
 log = logging.getLogger(__name__)
 
 _FORMAT = "panelvox.positions/1"
 MAX_RECENT = 10
-
-
-class Level(Enum):
-    """What the position points at: the page itself, a panel, or one balloon."""
-
-    PAGE = "page"
-    PANEL = "panel"
-    BALLOON = "balloon"
-
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    page: int  # 0-based page index
-    step: int = -1  # index into the page's steps; -1: the page itself
-    level: Level = Level.PAGE
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,16 +1,20 @@
-"""The reader's logic: the open book, the position, navigation commands and speech.
+"""The reader's logic: the open book, the position, the reading commands.
 
 Qt-free, so every command can be tested by what would be heard (with the spy backend).
 A view registers a :class:`ReaderListener`; the controller tells it what to show and moves
 the focus. Analysis results arrive through :meth:`ReaderController.on_result` on the view's
 thread; speech "done" callbacks come from the speech thread and are handed back through
 ``post`` (the view passes a function that runs a callable on its own thread).
+
+The controller owns the book and the position; small collaborators own the rest, each its
+own state (preferences, the pages' results, speech, say all, describe and ask, names), and
+:meth:`ReaderController.interrupt` stops them together.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from panelvox.books import Book, DirectionOverrides, open_book
@@ -18,42 +22,37 @@ from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 from panelvox.models.registry import ModelRegistry
-from panelvox.names.book_names import BookNames
 from panelvox.names.stores import NameStore
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import (
-    Utterance,
-    describe_here,
-    page_overview,
-    page_voices,
-    to_request,
-    where_am_i,
-)
+from panelvox.narration.script import Utterance
 from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
-from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
+from panelvox.reader import position_words as words
+from panelvox.reader.analysis_jobs import JobResult
 from panelvox.reader.commands import Command, help_text
-from panelvox.reader.describe_commands import DescribeCommands
-from panelvox.reader.describe_jobs import DescribeJobs
-from panelvox.reader.listener import ReaderListener, message
-from panelvox.reader.name_commands import NameCommands
-from panelvox.reader.navigation import Edge, Target
-from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
-from panelvox.reader.position_store import Level, Position, PositionStore
+from panelvox.reader.describe_ask import DescribeAsk
+from panelvox.reader.describe_jobs import DescribeResult, DescribeWorker
+from panelvox.reader.listener import ReaderListener
+from panelvox.reader.navigation import Edge
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.page_results import Here, PageResults
+from panelvox.reader.position import Position
+from panelvox.reader.position_store import PositionStore
+from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
-from panelvox.reader.settings_commands import SettingsCommands
-from panelvox.speech.backend import Priority, SpeechRequest
+from panelvox.reader.reader_speech import Post, ReaderSpeech
+from panelvox.reader.say_all import SayAll
+from panelvox.reader.speaker_names import RenameTarget, SpeakerNames
+from panelvox.speech.backend import Priority
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import VoiceManifest
 
 log = logging.getLogger(__name__)
-
-Post = Callable[[Callable[[], None]], None]
 _RATE_STEP = 0.1
 
 
-class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
+class ReaderController:
     """Book, position, reading unit (the position's level) and every reading command."""
 
     def __init__(
@@ -77,94 +76,90 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
         self.speech = speech
         #: analyses a page of the open book (the reader's worker process, or stages in tests)
         self.analyzer = analyzer
-        self.prefs = prefs or NarrationPrefs()
-        self.settings = settings or ReaderSettings()
         self.store = store or PositionStore()
-        self.overrides = overrides or DirectionOverrides()
-        self.manifest = manifest or VoiceManifest()
-        self.post: Post = post or (lambda fn: fn())
-        #: True when a screen reader runs: moves are spoken by it from the focus event alone
-        self.moves_by_focus = moves_by_focus
-        self.lookahead = lookahead
-        self.persist_settings = persist_settings
         self.listener = ReaderListener()
-        self.jobs = AnalysisJobs()
-        #: describe (D) and ask (Q) requests, run by a worker the view starts on first use
-        self.describe_jobs = DescribeJobs()
-        self.models = models or ModelRegistry()
-        self.describe_config = describe_config or DescribeConfig()
+        #: narration preferences, the window's settings and each book's reading direction
+        self.preferences = Preferences(
+            prefs or NarrationPrefs(),
+            settings or ReaderSettings(),
+            overrides or DirectionOverrides(),
+            persist=persist_settings,
+        )
+        #: the open book's pages: wanted from the worker, analysed, outlined
+        self.results = PageResults(self.preferences, lookahead=lookahead)
+        #: pages to analyse, most wanted first, for the analysis thread the view runs
+        self.jobs = self.results.jobs
+        #: everything the reader says, and the announcement waiting for the current page
+        self.voice = ReaderSpeech(
+            speech,
+            self.preferences,
+            manifest or VoiceManifest(),
+            post=post or (lambda fn: fn()),
+            moves_by_focus=moves_by_focus,
+        )
+        #: say all (Space): reads on from the position, page after page
+        self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))
+        #: describe (D) and ask (Q)
+        self.describe_ask = DescribeAsk(
+            self.voice,
+            self.preferences,
+            self.interrupt,
+            models=models or ModelRegistry(),
+            config=describe_config or DescribeConfig(),
+        )
+        #: describe and ask requests, for the worker thread the view starts on first use
+        self.describe_jobs = self.describe_ask.jobs
         #: the user's character names (F2), handed to each book's page service
-        self.names = names or NameStore()
+        self.speaker_names = SpeakerNames(names or NameStore(), self.voice)
         #: the open book read through the page service: cached analysis, then the book's names
         self.pages: PageService[Book] | None = None
-        self._describe_gen = 0
         self.book: Book | None = None
         self.direction = ReadingDirection.LTR
         self.position = Position(0)
-        self.saying_all = False
-        self._token = 0
-        self._results: dict[int, JobResult] = {}
-        self._outlines: dict[int, PageOutline] = {}
-        self._last: list[Utterance] = []
-        self._waiting = False  # the reader waits for the current page's analysis
-        self._say_all_gen = 0
-        self._say_all_waiting = False
 
     # -- book --------------------------------------------------------------------------
     def open(self, path: Path) -> bool:
         """Open ``path`` and resume where the reader left it. Bad input: one spoken sentence."""
         try:
-            book = open_book(Path(path), overrides=self.overrides)
+            book = open_book(Path(path), overrides=self.preferences.overrides)
         except PanelvoxError as exc:
             log.warning("cannot open %s: %s", path, exc.detail)
             self.say_message(exc.message)
             return False
         self.close_book()
         self.book = book
-        self.pages = PageService(book, self.analyzer, BookNames.for_book(book, self.names))
-        self._token += 1
+        self.pages = PageService(book, self.analyzer, self.speaker_names.for_book(book))
+        self.results.start()
         self.direction = book.direction
         saved = self.store.get(book.content_hash)
-        pos = Position(0)
-        if saved is not None and 0 <= saved.page < book.page_count:
-            pos = saved
+        pos = saved if saved is not None and 0 <= saved.page < book.page_count else Position(0)
         self.position = pos
-        self._waiting = True
+        self.voice.wait_for_page()
         self.store.save(book.content_hash, pos, path=Path(path).resolve(), title=book.title)
         self.listener.book_changed()
         self._update_jobs()
         self._show_current(focus=False)
-        # Translators: said when a book opens; {title} is its title, {count} its pages.
-        intro = _("{title}, {count} pages.").format(title=book.title, count=book.page_count)
-        if saved is not None and pos != Position(0):
-            # Translators: said when a book opens where the reader left it.
-            where = _("Resuming at page {page} of {count}").format(page=pos.page + 1, count=book.page_count)
-            outline = self.outline(pos.page)
-            if pos.level is not Level.PAGE and outline.ready and pos.step < len(outline.steps):
-                where += ", " + self._panel_words(outline, pos.step)
-            intro += " " + where + "."
-        else:
-            # Translators: said when a book opens at its start.
-            intro += " " + _("Page {n}.").format(n=pos.page + 1)
-        self.say_message(intro)
+        outline = self.outline(pos.page)
+        self.say_message(
+            words.opening_words(book.title, book.page_count, pos, outline, resumed=pos != Position(0))
+        )
         return True
 
     def close_book(self) -> None:
         self.stop()
-        self.jobs.set_wanted(())
+        self.jobs.set_wanted(())  # nothing more for the worker from this book
         if self.pages is not None:
             self.pages.save_names()  # what the pages' words taught, for the next session
         if self.book is not None:
             self.book.close()
         self.book = None
         self.pages = None
-        self._results.clear()
-        self._outlines.clear()
+        self.results.clear()
 
     def close(self) -> None:
         self.close_book()
         self.jobs.close()
-        self.describe_jobs.close()
+        self.describe_ask.close()
 
     @property
     def page_count(self) -> int:
@@ -174,66 +169,49 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
     def title(self) -> str:
         return self.book.title if self.book is not None else ""
 
+    @property
+    def prefs(self) -> NarrationPrefs:
+        return self.preferences.prefs
+
+    @property
+    def settings(self) -> ReaderSettings:
+        return self.preferences.settings
+
+    @property
+    def moves_by_focus(self) -> bool:
+        """True when a screen reader runs: it speaks a move from the focus event alone."""
+        return self.voice.moves_by_focus
+
     # -- analysis ----------------------------------------------------------------------
     def outline(self, page: int) -> PageOutline:
-        cached = self._outlines.get(page)
-        if cached is not None:
-            return cached
-        result = self._results.get(page)
-        if result is None:
-            return pending_outline(page)
-        if result.analysis is None:
-            outline = unreadable_outline(page, result.error or "")
-        else:
-            outline = build_outline(page, result.analysis, self.prefs)
-        self._outlines[page] = outline
-        return outline
-
-    def wanted_pages(self) -> list[int]:
-        """Pages to analyse next: the current one, the pages ahead, then the one before."""
-        if self.book is None:
-            return []
-        p = self.position.page
-        order = [p, *range(p + 1, p + 1 + self.lookahead), p - 1]
-        return [i for i in order if 0 <= i < self.page_count and i not in self._results]
+        """Page ``page``'s steps and panels (a pending outline while it is analysed)."""
+        return self.results.outline(page)
 
     def _update_jobs(self) -> None:
         if self.pages is None:
             return
-        pages, token, direction = self.pages, self._token, self.direction
-        self.jobs.set_wanted([Job(token, pages, i, direction) for i in self.wanted_pages()])
+        self.results.want(self.pages, self.direction, self.position.page, self.page_count)
         self._update_status()
 
     def on_result(self, result: JobResult) -> None:
         """A page's analysis is done (call on the view's thread)."""
-        if result.token != self._token or self.book is None:
+        if self.book is None or not self.results.accept(result):
             return
-        self._results[result.page] = result
-        self._outlines.pop(result.page, None)
         if result.page == self.position.page:
             outline = self.outline(result.page)
             if self.position.step >= len(outline.steps):
                 self.position = Position(self.position.page)
             self.listener.outline_changed(outline)
-            self.listener.position_changed(self.position, focus=not self.saying_all)
-            if self._say_all_waiting and self.saying_all:
-                self._say_all_waiting = False
-                self._say_all_speak(self._say_all_gen)
-            elif self._waiting and not self.saying_all:
-                self._waiting = False
-                self._speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
+            self.listener.position_changed(self.position, focus=not self.say_all.active)
+            if self.say_all.active:
+                self.say_all.page_arrived()  # reads on, if it was waiting for this page
+            elif self.voice.page_arrived():
+                self.voice.speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
         self._update_status()
 
     def analyze_pending(self, limit: int | None = None) -> int:
         """Run waiting jobs on this thread (tests and benchmarks without a worker)."""
-        done = 0
-        while limit is None or done < limit:
-            job = self.jobs.take(timeout=0)
-            if job is None:
-                break
-            self.on_result(run_job(job))
-            done += 1
-        return done
+        return self.results.run_pending(self.on_result, limit)
 
     def _update_status(self) -> None:
         if self.book is None:
@@ -241,95 +219,58 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             self.listener.status_changed(_("No book open. Press Control O to open one."))
             return
         pos = self.position
-        outline = self.outline(pos.page)
-        # Translators: status line; {page} of {count}.
-        parts = [_("Page {page} of {count}").format(page=pos.page + 1, count=self.page_count)]
-        if outline.ready and pos.step >= 0:
-            parts.append(self._panel_words(outline, pos.step))
-            # Translators: status line; the balloon position on the page.
-            parts.append(_("item {n} of {count}").format(n=pos.step + 1, count=len(outline.steps)))
-        ahead = [i for i in range(pos.page, min(self.page_count, pos.page + 1 + self.lookahead))]
-        missing = [i for i in ahead if i not in self._results]
-        if missing:
-            # Translators: status line while pages are analysed; {n} is the page being analysed.
-            parts.append(
-                _("analysing page {n}, {done} of {total} ready").format(
-                    n=missing[0] + 1, done=len(ahead) - len(missing), total=len(ahead)
-                )
-            )
-        self.listener.status_changed(" · ".join(parts))
+        ahead = self.results.ahead(pos.page, self.page_count)
+        status = words.status_words(
+            pos, self.outline(pos.page), self.page_count, ahead, self.results.missing(ahead)
+        )
+        self.listener.status_changed(status)
+
+    def _show_current(self, *, focus: bool) -> None:
+        outline = self.outline(self.position.page)
+        self.listener.outline_changed(outline)
+        self.listener.position_changed(self.position, focus=focus)
+        self._update_status()
 
     # -- speech ------------------------------------------------------------------------
-    def _speak(
-        self,
-        utterances: Sequence[Utterance],
-        *,
-        priority: Priority = Priority.NOW,
-        move: bool = False,
-        on_done: Callable[[bool], None] | None = None,
-    ) -> None:
-        self._last = list(utterances)
-        if priority is Priority.NOW:
-            self.speech.interrupt()
-        if move and self.moves_by_focus:
-            return  # the screen reader speaks the focused item's name; never twice
-        caps = self.speech.backend.capabilities
-        voices = page_voices(utterances, self.manifest)
-        items = list(utterances)
-        for i, utt in enumerate(items):
-            request = to_request(utt, self.prefs, caps, self.manifest, voices)
-            done = None
-            if on_done is not None and i == len(items) - 1:
-                post, callback = self.post, on_done
-
-                def done(
-                    _req: SpeechRequest, ok: bool, post: Post = post, cb: Callable[[bool], None] = callback
-                ) -> None:
-                    post(lambda: cb(ok))
-
-            self.speech.say(request, Priority.NORMAL if priority is Priority.NOW else priority, done)
-
     def say_message(self, text: str, priority: Priority = Priority.NOW) -> None:
-        self._speak([message(text)], priority=priority)
+        self.voice.say(text, priority)
 
     def interrupt(self) -> None:
-        """The one place speech, say-all and waiting announcements stop together."""
-        self.saying_all = False
-        self._say_all_gen += 1
-        self._say_all_waiting = False
-        self._waiting = False
-        self._describe_gen += 1  # a description or answer still being worked on is not spoken
-        self.describe_jobs.set_wanted(())
-        self.speech.interrupt()
+        """The one place speech, say all, the announcement waiting for a page and pending
+        describe or ask work stop together."""
+        self.say_all.stop()
+        self.describe_ask.cancel()
+        self.voice.stop()
 
     stop = interrupt
 
     def position_utterances(self, position: Position | None = None) -> list[Utterance]:
         """What landing on ``position`` says (the accessible name of its item, in pieces)."""
         pos = position or self.position
-        outline = self.outline(pos.page)
-        if pos.level is Level.PAGE or pos.step < 0 or not outline.steps:
-            return [message(outline.heading)]
-        if pos.level is Level.PANEL:
-            group = outline.panels[outline.group_of(pos.step)]
-            utts = [u for s in outline.steps[group.first : group.last + 1] for u in s.utterances]
-            return [message(group.label), *utts] if group.label else utts
-        return list(outline.steps[pos.step].utterances)
+        return words.landing_utterances(self.outline(pos.page), pos)
 
     def position_text(self, position: Position | None = None) -> str:
         return " ".join(u.text for u in self.position_utterances(position))
 
     # -- moves -------------------------------------------------------------------------
     def _move(self, pos: Position) -> None:
-        page_changed = pos.page != self.position.page
+        """A reading key's move: everything stops, and the reader lands on ``pos``."""
         self.interrupt()
+        self._place(pos, focus=True, say=True)
+
+    def _place(self, pos: Position, *, focus: bool, say: bool) -> None:
+        """Put the reader at ``pos``: shown (and said, with ``say``), saved, and the worker
+        given the pages around it. Say all speaks by itself, so it places without ``say``."""
+        page_changed = pos.page != self.position.page
         self.position = pos
         if page_changed:
             outline = self.outline(pos.page)
-            self._waiting = not outline.ready
+            if say and not outline.ready:
+                self.voice.wait_for_page()
             self.listener.outline_changed(outline)
-        self.listener.position_changed(pos, focus=True)
-        self._speak(self.position_utterances(pos), move=True)
+        self.listener.position_changed(pos, focus=focus)
+        if say:
+            self.voice.speak(self.position_utterances(pos), move=True)
         self._save()
         if page_changed:
             self._update_jobs()
@@ -347,47 +288,34 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             return False
         return True
 
-    def _need_ready(self, outline: PageOutline) -> bool:
-        if outline.ready:
-            return True
-        self._waiting = True
-        # Translators: said when moving inside a page that is still being analysed.
-        self.say_message(_("Page {n} is still being analysed.").format(n=outline.index + 1))
-        return False
+    def _here(self) -> Here | None:
+        """The reader's place and what is known of its page; None (after saying so) with no book."""
+        if not self._need_book() or self.book is None:
+            return None
+        return self.results.here(self.book, self.position)
 
-    def _end_of_book(self) -> None:
+    def _end_of_book(self, priority: Priority = Priority.NOW) -> None:
         # Translators: said when moving past the last item of the book.
-        self.say_message(_("End of book."))
+        self.say_message(_("End of book."), priority)
 
-    def _start_of_book(self) -> None:
-        # Translators: said when moving before the first item of the book.
-        self.say_message(_("Start of book."))
-
-    def _go(self, target: Target) -> None:
+    def _step(self, move: navigation.Move) -> None:
+        """Go where a reading key's ``move`` leads from the position."""
+        if not self._need_book():
+            return
+        target = move(self.position, self.outline, self.page_count)
         if isinstance(target, Position):
             self._move(target)
         elif target is Edge.END:
             self._end_of_book()
         elif target is Edge.START:
-            self._start_of_book()
+            # Translators: said when moving before the first item of the book.
+            self.say_message(_("Start of book."))
         else:
-            self._need_ready(self.outline(self.position.page))
+            self.voice.say_page_pending(self.outline(self.position.page))
 
-    def next_balloon(self) -> None:
-        if self._need_book():
-            self._go(navigation.next_balloon(self.position, self.outline, self.page_count))
-
-    def previous_balloon(self) -> None:
-        if self._need_book():
-            self._go(navigation.previous_balloon(self.position, self.outline))
-
-    def next_panel(self) -> None:
-        if self._need_book():
-            self._go(navigation.next_panel(self.position, self.outline, self.page_count))
-
-    def previous_panel(self) -> None:
-        if self._need_book():
-            self._go(navigation.previous_panel(self.position, self.outline))
+    def next_page(self) -> None:
+        """Page Down (the other moves are run as commands, through :meth:`run`)."""
+        self._step(navigation.next_page)
 
     def go_to_page(self, number: int) -> None:
         """Turn to page ``number`` (1-based); out of range: one spoken sentence."""
@@ -401,7 +329,7 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
                 )
             )
             return
-        self._move(Position(number - 1))
+        self._move(Position.at_number(number))
 
     def go_to_page_text(self, text: str) -> None:
         """Go to a page typed by the user (anything not a number: one spoken sentence)."""
@@ -419,139 +347,148 @@ class ReaderController(SettingsCommands, DescribeCommands, NameCommands):
             return
         self._move(pos)
 
-    def next_page(self) -> None:
-        if self._need_book():
-            self.go_to_page(
-                self.position.page + 2
-            ) if self.position.page + 1 < self.page_count else self._end_of_book()
-
-    def previous_page(self) -> None:
-        if self._need_book():
-            self.go_to_page(self.position.page) if self.position.page > 0 else self._start_of_book()
-
     # -- say all -----------------------------------------------------------------------
     def toggle_say_all(self) -> None:
-        if self.saying_all:
+        """Space: read on from here to the end of the book; Space again stops."""
+        if self.say_all.active:
             self.interrupt()
             return
         if not self._need_book():
             return
         self.interrupt()
-        self.saying_all = True
-        self._say_all_speak(self._say_all_gen)
+        self.say_all.start()
 
-    def _say_all_speak(self, gen: int) -> None:
-        outline = self.outline(self.position.page)
-        if not outline.ready:
-            self._say_all_waiting = True
-            return
-        self._speak(self.position_utterances(), move=False, on_done=lambda ok: self._say_all_done(gen, ok))
+    @property
+    def saying_all(self) -> bool:
+        return self.say_all.active
 
-    def _say_all_done(self, gen: int, completed: bool) -> None:
-        if gen != self._say_all_gen or not self.saying_all:
-            return
-        if not completed:
-            self.saying_all = False
-            return
-        pos = self.position
-        nxt = navigation.reading_next(pos, self.outline, self.page_count)
+    def _read_here(self, on_done: Callable[[bool], None]) -> bool:
+        """Say all: speak the current stop; False (nothing said) while its page is analysed."""
+        if not self.outline(self.position.page).ready:
+            return False
+        self.voice.speak(self.position_utterances(), on_done=on_done)
+        return True
+
+    def _read_on(self) -> bool:
+        """Say all: move to the stop after the one just heard; False past the end of the book."""
+        nxt = navigation.reading_next(self.position, self.outline, self.page_count)
         if nxt is None:
-            self.saying_all = False
-            self._speak([message(_("End of book."))], priority=Priority.NORMAL)
-            return
-        page_changed = nxt.page != pos.page
-        self.position = nxt
-        if page_changed:
-            self.listener.outline_changed(self.outline(nxt.page))
-            self._update_jobs()
-        self.listener.position_changed(nxt, focus=not self.moves_by_focus)
-        self._save()
-        self._update_status()
-        self._say_all_speak(gen)
+            return False
+        self._place(nxt, focus=not self.voice.moves_by_focus, say=False)
+        return True
 
     # -- information -------------------------------------------------------------------
-    def _panel_words(self, outline: PageOutline, step: int) -> str:
-        group = outline.group_of(step)
-        number = outline.panels[group].number if group >= 0 else None
-        if number is None:
-            # Translators: where am I, for text outside every panel.
-            return _("outside the panels")
-        # Translators: where am I; the panel number and count.
-        return _("panel {n} of {count}").format(
-            n=number, count=sum(g.number is not None for g in outline.panels)
-        )
-
     def where_am_i(self) -> None:
-        if not self._need_book():
-            return
-        pos = self.position
-        outline = self.outline(pos.page)
-        result = self._results.get(pos.page)
-        analysis = result.analysis if result is not None else None
-        if analysis is None or pos.step < 0:
-            here = "" if analysis is None else describe_here(analysis)
-            text = where_am_i(self.title, pos.page + 1, self.page_count, here=here)
-        else:
-            group = outline.panels[outline.group_of(pos.step)]
-            panel_count = len(analysis.panels)
-            here = describe_here(analysis, group.panel) if group.panel else ""
-            text = where_am_i(self.title, pos.page + 1, self.page_count, group.number, panel_count, here)
-        self.say_message(text)
+        if (here := self._here()) is not None:
+            self.say_message(words.where_am_i_words(here))
 
     def overview(self) -> None:
-        if not self._need_book():
-            return
-        result = self._results.get(self.position.page)
-        if result is not None and result.analysis is not None:
-            self.say_message(page_overview(result.analysis))
-        else:
-            self.say_message(self.outline(self.position.page).heading)
+        if (here := self._here()) is not None:
+            self.say_message(words.overview_words(here))
 
     def repeat(self) -> None:
-        if self._last:
-            self._speak(list(self._last))
-        else:
-            self._speak(self.position_utterances())
+        self.voice.speak(self.voice.last or self.position_utterances())
 
-    def help(self) -> None:
-        self.say_message(help_text())
+    # -- describe and ask ----------------------------------------------------------------
+    def describe_worker(self) -> DescribeWorker:
+        """The worker a view runs on its describe thread (it loads the model there, lazily)."""
+        return self.describe_ask.worker()
+
+    def describe(self) -> None:
+        """D: describe the current panel (the page's first at page level) with the model."""
+        if (here := self._here()) is not None:
+            self.describe_ask.describe(here)
+
+    def ask(self, question: str) -> None:
+        """Q: answer a typed question from the page's structure (and the model, when added)."""
+        if (here := self._here()) is not None:
+            self.describe_ask.ask(here, question)
+
+    def on_describe_result(self, result: DescribeResult) -> None:
+        """A description or answer is ready (call on the view's thread); stale ones are dropped."""
+        if result.token == self.results.token and self.book is not None:
+            self.describe_ask.deliver(result)
+
+    def describe_pending(self, worker: DescribeWorker) -> int:
+        """Run waiting describe/ask requests on this thread (tests without a worker thread)."""
+        return self.describe_ask.run_pending(worker, self.on_describe_result)
+
+    # -- names (F2) ----------------------------------------------------------------------
+    def rename_target(self) -> RenameTarget | None:
+        """Who speaks the current balloon, or None (after saying why) when nobody can be named."""
+        here = self._here()
+        return self.speaker_names.target(here) if here is not None else None
+
+    def rename_speaker(self, target: RenameTarget, name: str) -> None:
+        """Keep ``name`` for ``target`` (empty: forget the user's name) and read the pages again."""
+        if self.pages is not None and self.speaker_names.rename(self.pages, target, name):
+            # the shown outline stays until the page comes back from the cache with the name
+            self.results.forget_analyses(keep_outline=self.position.page)
+            self._update_jobs()
+
+    # -- preferences -------------------------------------------------------------------
+    def set_prefs(self, prefs: NarrationPrefs, confirm: str | None = None) -> None:
+        """New narration preferences: the page's outline is built again with them."""
+        self.preferences.keep_prefs(prefs)
+        self.results.forget_outlines()
+        if self.book is not None:
+            outline = self.outline(self.position.page)
+            if self.position.step >= len(outline.steps):
+                self.position = Position(self.position.page)
+            self.listener.outline_changed(outline)
+            self.listener.position_changed(self.position, focus=False)
+        if confirm:
+            self.say_message(confirm)
+
+    def set_settings(self, settings: ReaderSettings, confirm: str | None = None) -> None:
+        self.preferences.keep_settings(settings)
+        self.listener.appearance_changed(settings)
+        if confirm:
+            self.say_message(confirm)
+
+    def switch_direction(self) -> None:
+        """Control R: the next reading direction, for this book; its pages are read again."""
+        if not self._need_book() or self.book is None:
+            return
+        self.direction, said = self.preferences.switch_direction(self.book, self.direction)
+        self.results.start()
+        self.interrupt()
+        self.position = Position(self.position.page)
+        self.voice.wait_for_page()
+        self._show_current(focus=False)
+        self._update_jobs()
+        self._save()
+        self.say_message(said)
 
     # -- dispatch ----------------------------------------------------------------------
     def run(self, command: Command) -> bool:
         """Run a command that needs no dialog; False for those the view must handle."""
+        move = navigation.move_for(command)
+        if move is not None:
+            self._step(move)
+            return True
+        prefs = self.preferences
         actions: dict[Command, Callable[[], None]] = {
-            Command.NEXT_BALLOON: self.next_balloon,
-            Command.PREV_BALLOON: self.previous_balloon,
-            Command.NEXT_PANEL: self.next_panel,
-            Command.PREV_PANEL: self.previous_panel,
-            Command.NEXT_PAGE: self.next_page,
-            Command.PREV_PAGE: self.previous_page,
-            Command.FIRST_PAGE: lambda: self.go_to_page(1) if self._need_book() else None,
-            Command.LAST_PAGE: lambda: self.go_to_page(self.page_count) if self._need_book() else None,
+            Command.FIRST_PAGE: lambda: self.go_to_page(1),
+            Command.LAST_PAGE: lambda: self.go_to_page(self.page_count),
             Command.SAY_ALL: self.toggle_say_all,
             Command.STOP: self.interrupt,
             Command.REPEAT: self.repeat,
             Command.WHERE_AM_I: self.where_am_i,
             Command.OVERVIEW: self.overview,
             Command.DESCRIBE: self.describe,
-            Command.RATE_UP: lambda: self.change_rate(_RATE_STEP),
-            Command.RATE_DOWN: lambda: self.change_rate(-_RATE_STEP),
-            Command.TOGGLE_ZOOM: lambda: self.toggle_setting("zoom"),
-            Command.TOGGLE_SFX: self.toggle_sfx,
-            Command.TOGGLE_SPEAKERS: self.toggle_speakers,
+            Command.RATE_UP: lambda: self.set_prefs(*prefs.with_rate_changed(_RATE_STEP)),
+            Command.RATE_DOWN: lambda: self.set_prefs(*prefs.with_rate_changed(-_RATE_STEP)),
+            Command.TOGGLE_ZOOM: lambda: self.set_settings(*prefs.with_setting_toggled("zoom")),
+            Command.TOGGLE_SFX: lambda: self.set_prefs(*prefs.with_sfx_toggled()),
+            Command.TOGGLE_SPEAKERS: lambda: self.set_prefs(*prefs.with_speakers_toggled()),
             Command.SWITCH_DIRECTION: self.switch_direction,
-            Command.LARGE_TEXT: lambda: self.toggle_setting("large_text"),
-            Command.HIGH_CONTRAST: lambda: self.toggle_setting("high_contrast"),
-            Command.HELP: self.help,
+            Command.LARGE_TEXT: lambda: self.set_settings(*prefs.with_setting_toggled("large_text")),
+            Command.HIGH_CONTRAST: lambda: self.set_settings(*prefs.with_setting_toggled("high_contrast")),
+            Command.HELP: lambda: self.say_message(help_text()),
         }
         action = actions.get(command)
         if action is None:
             return False
         action()
         return True
-
-    def _show_current(self, *, focus: bool) -> None:
-        outline = self.outline(self.position.page)
-        self.listener.outline_changed(outline)
-        self.listener.position_changed(self.position, focus=focus)
-        self._update_status()

@@ -27,7 +27,7 @@ from panelvox.i18n import _
 from panelvox.reader.commands import Command, key_table
 from panelvox.reader.describe_jobs import DescribeResult, DescribeWorker
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Level, Position
+from panelvox.reader.position import Level, Position, page_number
 from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.ui.job_thread import JobThread, PageImage, Work
@@ -209,7 +209,7 @@ class MainWindow(QMainWindow):
         dialog.setWindowTitle(_("Go to page"))
         # Translators: label of the go-to-page box; {count} is the number of pages.
         dialog.setLabelText(_("Page number, 1 to {count}:").format(count=self.controller.page_count))
-        dialog.setTextValue(str(self.controller.position.page + 1))
+        dialog.setTextValue(str(self.controller.position.number))
         dialog.textValueSelected.connect(self.controller.go_to_page_text)
         dialog.finished.connect(lambda _r: self.tree.setFocus())
         self.goto_dialog = dialog
@@ -225,9 +225,7 @@ class MainWindow(QMainWindow):
         dialog.setWindowTitle(_("Ask about this page"))
         # Translators: label of the question box; {n} is the current page number.
         dialog.setLabelText(
-            _("Your question about page {n}, like: who says hello?").format(
-                n=self.controller.position.page + 1
-            )
+            _("Your question about page {n}, like: who says hello?").format(n=self.controller.position.number)
         )
         dialog.textValueSelected.connect(self.controller.ask)
         dialog.finished.connect(lambda _r: self.tree.setFocus())
@@ -362,7 +360,7 @@ class MainWindow(QMainWindow):
             self.page_view.set_image(cached.image, cached.error or "")
             return
         # Translators: shown in place of the page picture while it loads.
-        self.page_view.set_image(None, _("Loading page {n}…").format(n=page + 1))
+        self.page_view.set_image(None, _("Loading page {n}…").format(n=page_number(page)))
         if callable(self._request_image):
             self._request_image(page)
 

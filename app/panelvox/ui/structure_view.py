@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTreeWidget, QTreeWidgetItem, Q
 
 from panelvox.i18n import _
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.position_store import Level, Position
+from panelvox.reader.position import Level, Position
 
 _POSITION_ROLE = Qt.ItemDataRole.UserRole + 1
 

@@ -1,0 +1,131 @@
+"""The open book's pages: which to analyse next, each page's result, the outline built from it.
+
+The worker is always given the pages the reader needs next (the current one, those ahead,
+then the one before), never pages the reader jumped away from. Results belong to one
+opening of a book, told apart by a token: opening a book or switching its reading
+direction starts a new one, and a result of an older opening, still on its way back from
+the worker, is dropped. An outline is built from its page's result with the current
+narration preferences and kept until a new result, new preferences or new names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from panelvox.books import Book
+from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.pages import PageService
+from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
+from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
+from panelvox.reader.position import Position
+from panelvox.reader.preferences import Preferences
+
+
+@dataclass(frozen=True, slots=True)
+class Here:
+    """The reader's place in the open book, and what is known of its page so far."""
+
+    token: int  # which opening of the book
+    book: Book
+    position: Position
+    outline: PageOutline
+    analysis: PageAnalysis | None  # None while the page is analysed, or when it could not be read
+
+
+class PageResults:
+    """The pages wanted from the worker, their results and outlines, by 0-based page index."""
+
+    def __init__(self, preferences: Preferences, *, lookahead: int = 3) -> None:
+        self.preferences = preferences
+        #: pages analysed ahead of the reader
+        self.lookahead = lookahead
+        #: the pages to analyse, most wanted first, taken by the view's analysis thread
+        self.jobs = AnalysisJobs()
+        #: which opening of which book the results belong to
+        self.token = 0
+        self._results: dict[int, JobResult] = {}
+        self._outlines: dict[int, PageOutline] = {}
+
+    def start(self) -> None:
+        """A new opening (a book opened, a new direction): earlier results are stale."""
+        self.token += 1
+        self.clear()
+
+    def clear(self) -> None:
+        self._results.clear()
+        self._outlines.clear()
+
+    def ahead(self, page: int, page_count: int) -> list[int]:
+        """``page`` and the pages after it that are analysed ahead of the reader."""
+        return list(range(page, min(page_count, page + 1 + self.lookahead)))
+
+    def wanted(self, page: int, page_count: int) -> list[int]:
+        """Pages still to analyse for a reader on ``page``: it, those ahead, then the one before."""
+        return self.missing([*self.ahead(page, page_count), *([page - 1] if page > 0 else [])])
+
+    def want(self, pages: PageService[Book], direction: ReadingDirection, page: int, page_count: int) -> None:
+        """Give the worker the pages wanted for a reader on ``page`` (and drop any others)."""
+        self.jobs.set_wanted([Job(self.token, pages, i, direction) for i in self.wanted(page, page_count)])
+
+    def accept(self, result: JobResult) -> bool:
+        """Keep ``result`` unless it belongs to an earlier opening; True when kept."""
+        if result.token != self.token:
+            return False
+        self._results[result.page] = result
+        self._outlines.pop(result.page, None)
+        return True
+
+    def missing(self, pages: Iterable[int]) -> list[int]:
+        """Those of ``pages`` whose analysis is not back yet, in the same order."""
+        return [i for i in pages if i not in self._results]
+
+    def analysis(self, page: int) -> PageAnalysis | None:
+        """The page's analysis; None while it is analysed or when it could not be read."""
+        result = self._results.get(page)
+        return result.analysis if result is not None else None
+
+    def here(self, book: Book, position: Position) -> Here:
+        """The reader at ``position`` in ``book``, with what is known of that page."""
+        return Here(self.token, book, position, self.outline(position.page), self.analysis(position.page))
+
+    def run_pending(self, deliver: Callable[[JobResult], None], limit: int | None = None) -> int:
+        """Run wanted jobs on this thread, each result to ``deliver`` (tests without a worker)."""
+        done = 0
+        while limit is None or done < limit:
+            job = self.jobs.take(timeout=0)
+            if job is None:
+                break
+            deliver(run_job(job))
+            done += 1
+        return done
+
+    def outline(self, page: int) -> PageOutline:
+        """The page's outline: built once its analysis is back, a pending one until then."""
+        cached = self._outlines.get(page)
+        if cached is not None:
+            return cached
+        result = self._results.get(page)
+        if result is None:
+            return pending_outline(page)
+        if result.analysis is None:
+            outline = unreadable_outline(page, result.error or "")
+        else:
+            outline = build_outline(page, result.analysis, self.preferences.prefs)
+        self._outlines[page] = outline
+        return outline
+
+    def forget_outlines(self) -> None:
+        """The narration preferences changed: outlines are built again, analyses kept."""
+        self._outlines.clear()
+
+    def forget_analyses(self, *, keep_outline: int) -> None:
+        """The book's names changed: every page is read again through the page service.
+
+        The outline of page ``keep_outline`` (the one shown) stays until its page is back
+        with the new names, so the view does not fall back to "still being analysed".
+        """
+        keep = self._outlines.get(keep_outline)
+        self.clear()
+        if keep is not None:
+            self._outlines[keep_outline] = keep

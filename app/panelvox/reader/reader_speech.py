@@ -1,0 +1,105 @@
+"""What the reader says: utterances to the speech queue, and a page announcement that waits.
+
+Every sentence of the reader goes through :class:`ReaderSpeech`: it makes speech requests
+of utterances (the narration preferences, a voice per character), cuts off what is being
+said when they come NOW, hands a "done" callback back to the view's thread through ``post``,
+and keeps what was said last for Repeat. With a screen reader running, a move is left to
+the screen reader, which speaks the focused item; saying it here too would say it twice.
+
+It also holds the one "say the current page when its analysis arrives" flag, so that
+:meth:`stop`, which the reader's interrupt calls, drops that announcement with the speech.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from panelvox.i18n import _
+from panelvox.narration.script import Utterance, page_voices, to_request
+from panelvox.reader.listener import message
+from panelvox.reader.page_outline import PageOutline
+from panelvox.reader.preferences import Preferences
+from panelvox.speech.backend import Priority, SpeechRequest
+from panelvox.speech.queue import SpeechQueue
+from panelvox.speech.voices import VoiceManifest
+
+Post = Callable[[Callable[[], None]], None]
+
+
+class ReaderSpeech:
+    """The reader's voice: speaks utterances, remembers the last, keeps a waiting announcement."""
+
+    def __init__(
+        self,
+        queue: SpeechQueue,
+        preferences: Preferences,
+        manifest: VoiceManifest,
+        *,
+        post: Post,
+        moves_by_focus: bool = False,
+    ) -> None:
+        self.queue = queue
+        self.preferences = preferences
+        self.manifest = manifest
+        self.post = post
+        #: True when a screen reader runs: moves are spoken by it from the focus event alone
+        self.moves_by_focus = moves_by_focus
+        #: what was said last (Repeat says it again)
+        self.last: list[Utterance] = []
+        self._page_waiting = False
+
+    def speak(
+        self,
+        utterances: Sequence[Utterance],
+        *,
+        priority: Priority = Priority.NOW,
+        move: bool = False,
+        on_done: Callable[[bool], None] | None = None,
+    ) -> None:
+        """Say ``utterances``; NOW cuts off what is being said. ``on_done(heard)`` runs on the
+        view's thread after the last one. A ``move`` is left to a running screen reader."""
+        self.last = list(utterances)
+        if priority is Priority.NOW:
+            self.queue.interrupt()
+        if move and self.moves_by_focus:
+            return
+        caps = self.queue.backend.capabilities
+        prefs = self.preferences.prefs
+        voices = page_voices(utterances, self.manifest)
+        items = list(utterances)
+        for i, utt in enumerate(items):
+            request = to_request(utt, prefs, caps, self.manifest, voices)
+            done = None
+            if on_done is not None and i == len(items) - 1:
+                post, callback = self.post, on_done
+
+                def done(
+                    _req: SpeechRequest, ok: bool, post: Post = post, cb: Callable[[bool], None] = callback
+                ) -> None:
+                    post(lambda: cb(ok))
+
+            self.queue.say(request, Priority.NORMAL if priority is Priority.NOW else priority, done)
+
+    def say(self, text: str, priority: Priority = Priority.NOW) -> None:
+        """Say one sentence."""
+        self.speak([message(text)], priority=priority)
+
+    def wait_for_page(self) -> None:
+        """Say where the reader is once the current page's analysis arrives."""
+        self._page_waiting = True
+
+    def say_page_pending(self, outline: PageOutline) -> None:
+        """The page is still being analysed: say so, and where the reader is once it arrives."""
+        self.wait_for_page()
+        # Translators: said when moving inside a page that is still being analysed.
+        self.say(_("Page {n} is still being analysed.").format(n=outline.number))
+
+    def page_arrived(self) -> bool:
+        """The current page's analysis arrived: True when its announcement waited (it is due now)."""
+        waiting, self._page_waiting = self._page_waiting, False
+        return waiting
+
+    def stop(self) -> None:
+        """Stop speaking now, and drop the announcement waiting for a page."""
+        self._page_waiting = False
+        self.queue.interrupt()

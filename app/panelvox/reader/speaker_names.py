@@ -1,0 +1,84 @@
+"""The reader's rename command (F2): give the speaker of the current balloon a name.
+
+The name goes to the same store as ``panelvox names --rename`` (:class:`NameStore`), with
+the character's look, so it sticks for the book: on this page by key, on other pages by
+the figure that looks most like it. Pages are then read again through the page service,
+which applies the names to the cached analysis; nothing is re-analysed.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from panelvox.books import Book
+from panelvox.i18n import _
+from panelvox.model import Character, PageAnalysis
+from panelvox.names.book_names import BookNames
+from panelvox.names.stores import NameStore, character_key
+from panelvox.pages import PageService
+from panelvox.reader.page_results import Here
+from panelvox.reader.reader_speech import ReaderSpeech
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RenameTarget:
+    """The character speaking at the reader's position."""
+
+    key: str  # the store key ("p4:c2")
+    name: str  # what the reader calls it now ("character 2", or its name)
+    character: Character
+    analysis: PageAnalysis
+
+
+class SpeakerNames:
+    """The user's names for characters: who can be named here, and keeping a new name."""
+
+    def __init__(self, store: NameStore, voice: ReaderSpeech) -> None:
+        #: the user's character names, the same file as ``panelvox names``
+        self.store = store
+        self.voice = voice
+
+    def for_book(self, book: Book) -> BookNames:
+        """The names a book's page service applies (ComicInfo, the user's, those learned)."""
+        return BookNames.for_book(book, self.store)
+
+    def target(self, here: Here) -> RenameTarget | None:
+        """Who speaks the balloon ``here``, or None (after saying why) when nobody can be named."""
+        outline, step, analysis = here.outline, here.position.step, here.analysis
+        if analysis is None or not 0 <= step < len(outline.steps):
+            # Translators: said for F2 (rename) when the reader is not on a balloon.
+            self.voice.say(_("Move to a balloon first, then press F2 to name its speaker."))
+            return None
+        chars = {c.id: c for c in analysis.characters}
+        for utterance in outline.steps[step].utterances:
+            link = analysis.speaker_of(utterance.region.block) if utterance.region.block else None
+            if link is not None and link.character in chars:
+                character = chars[link.character]
+                spoken = character.label or character.name or ""
+                return RenameTarget(character_key(analysis.page, character), spoken, character, analysis)
+        # Translators: said for F2 (rename) on a caption, a sound effect or a balloon with no known speaker.
+        self.voice.say(_("No character is known to say this, so there is nobody to name."))
+        return None
+
+    def rename(self, pages: PageService[Book], target: RenameTarget, name: str) -> bool:
+        """Keep ``name`` for ``target`` (empty: forget the user's name) and say so; False (after
+        saying why) when it cannot be saved. The caller reads the pages again."""
+        try:
+            pages.rename(target.analysis, target.character, name)
+        except OSError as exc:
+            log.warning("cannot store the name of %s: %r", target.key, exc)
+            # Translators: said when a character's new name cannot be saved.
+            self.voice.say(_("The name could not be saved."))
+            return False
+        new = " ".join(name.split())
+        if new:
+            # Translators: said after renaming a character; {old} and {new} are names.
+            said = _("{old} is now called {new}, in this whole book.").format(old=target.name, new=new)
+        else:
+            # Translators: said after clearing a character's name given by the user.
+            said = _("Your name for {old} is forgotten.").format(old=target.name)
+        self.voice.say(said[:1].upper() + said[1:])  # "character 2 is …" starts a sentence
+        return True
