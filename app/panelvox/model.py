@@ -20,9 +20,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.errors import SchemaError
-from panelvox.i18n import _
-
 #: An RGB page image, shape (height, width, 3), dtype uint8: what every stage reads.
 Image = npt.NDArray[np.uint8]
 
@@ -77,7 +74,7 @@ class Point:
     y: float
 
     def to_list(self) -> list[float]:
-        return [_num(self.x), _num(self.y)]
+        return [json_number(self.x), json_number(self.y)]
 
     @classmethod
     def from_list(cls, data: Sequence[float]) -> Point:
@@ -115,7 +112,7 @@ class BBox:
         return cls(float(data[0]), float(data[1]), float(data[2]), float(data[3]))
 
     def to_list(self) -> list[float]:
-        return [_num(self.x0), _num(self.y0), _num(self.x1), _num(self.y1)]
+        return [json_number(self.x0), json_number(self.y0), json_number(self.x1), json_number(self.y1)]
 
     @property
     def width(self) -> float:
@@ -297,144 +294,19 @@ class PageAnalysis:
         """Character id -> what the listener hears for it (the names pass sets the labels)."""
         return {c.id: c.label for c in self.characters if c.label}
 
-    # -- JSON ------------------------------------------------------------------
+    # -- JSON ----------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        speaker_by_block = {s.balloon: s for s in self.speakers}
-        return {
-            "schema": SCHEMA,
-            "page": self.page,
-            "width": self.width,
-            "height": self.height,
-            "direction": self.direction.value,
-            "stages": list(self.stages),
-            "notices": list(self.notices),
-            "panels": [
-                {
-                    "id": p.id,
-                    "bbox": p.bbox.to_list(),
-                    "order": p.order,
-                    "confidence": _num(p.confidence),
-                    "order_confidence": _num(p.order_confidence),
-                    "stage": p.stage,
-                    "polygon": _poly(p.polygon),
-                }
-                for p in self.panels
-            ],
-            "lines": [
-                {
-                    "id": ln.id,
-                    "bbox": ln.bbox.to_list(),
-                    "text": ln.text,
-                    "confidence": _num(ln.confidence),
-                    "stage": ln.stage,
-                    "polygon": _poly(ln.polygon),
-                    "script": ln.script,
-                    "vertical": ln.vertical,
-                    "ruby": ln.ruby,
-                }
-                for ln in self.lines
-            ],
-            "blocks": [_block_json(b, speaker_by_block.get(b.id)) for b in self.blocks],
-            "characters": [
-                {
-                    "id": c.id,
-                    "bbox": c.bbox.to_list(),
-                    "panel": c.panel,
-                    "name": c.name,
-                    "name_confidence": _num(c.name_confidence),
-                    "label": c.label,
-                    "cluster": c.cluster,
-                    "confidence": _num(c.confidence),
-                    "stage": c.stage,
-                    "kind": c.kind,
-                }
-                for c in self.characters
-            ],
-        }
+        """The page JSON (``panelvox.page/1``, :mod:`panelvox.page_json`)."""
+        from panelvox.page_json import page_to_json
+
+        return page_to_json(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PageAnalysis:
         """Read the JSON form; refuses unknown schema versions with :class:`SchemaError`."""
-        schema = data.get("schema") if isinstance(data, Mapping) else None
-        if schema not in READABLE_SCHEMAS:
-            raise SchemaError(
-                # Translators: spoken when a saved page analysis comes from another version.
-                _("This page analysis was saved by a different version of Panelvox and cannot be read."),
-                detail=f"schema {schema!r}, this version reads {sorted(READABLE_SCHEMAS)}",
-            )
-        try:
-            speakers = []
-            blocks = []
-            for b in data.get("blocks", []):
-                blocks.append(_block_from_json(b))
-                if "speaker_reason" in b:
-                    speakers.append(
-                        SpeakerLink(
-                            balloon=b["id"],
-                            character=b.get("speaker"),
-                            confidence=float(b.get("speaker_confidence", 0.0)),
-                            reason=SpeakerReason(b["speaker_reason"]),
-                            stage=b.get("speaker_stage", ""),
-                            figure=b.get("speaker_figure"),
-                        )
-                    )
-            return cls(
-                page=int(data["page"]),
-                width=int(data["width"]),
-                height=int(data["height"]),
-                direction=ReadingDirection(data["direction"]),
-                panels=tuple(
-                    Panel(
-                        id=p["id"],
-                        bbox=BBox.from_list(p["bbox"]),
-                        confidence=float(p.get("confidence", 1.0)),
-                        stage=p.get("stage", ""),
-                        polygon=_poly_from(p.get("polygon")),
-                        order=p.get("order"),
-                        order_confidence=float(p.get("order_confidence", 1.0)),
-                    )
-                    for p in data.get("panels", [])
-                ),
-                lines=tuple(
-                    TextLine(
-                        id=ln["id"],
-                        bbox=BBox.from_list(ln["bbox"]),
-                        text=ln["text"],
-                        confidence=float(ln.get("confidence", 1.0)),
-                        stage=ln.get("stage", ""),
-                        polygon=_poly_from(ln.get("polygon")),
-                        script=ln.get("script", "latin"),
-                        vertical=bool(ln.get("vertical", False)),
-                        ruby=bool(ln.get("ruby", False)),
-                    )
-                    for ln in data.get("lines", [])
-                ),
-                blocks=tuple(blocks),
-                characters=tuple(
-                    Character(
-                        id=c["id"],
-                        bbox=BBox.from_list(c["bbox"]),
-                        confidence=float(c.get("confidence", 1.0)),
-                        stage=c.get("stage", ""),
-                        panel=c.get("panel"),
-                        kind=c.get("kind", "body"),
-                        name=c.get("name"),
-                        name_confidence=float(c.get("name_confidence", 1.0)),
-                        label=c.get("label"),
-                        cluster=c.get("cluster"),
-                    )
-                    for c in data.get("characters", [])
-                ),
-                speakers=tuple(speakers),
-                stages=tuple(data.get("stages", ())),
-                notices=tuple(data.get("notices", ())),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise SchemaError(
-                # Translators: spoken when a saved page analysis file is damaged.
-                _("This page analysis is damaged and cannot be read."),
-                detail=repr(exc),
-            ) from exc
+        from panelvox.page_json import page_from_json
+
+        return page_from_json(data)
 
 
 def _order_key(item: Panel | Balloon) -> tuple[int, float, float]:
@@ -443,71 +315,6 @@ def _order_key(item: Panel | Balloon) -> tuple[int, float, float]:
     return (order, item.bbox.y0, item.bbox.x0)
 
 
-def _num(v: float) -> float:
+def json_number(v: float) -> float:
     """Round for stable, compact JSON."""
     return round(float(v), 4)
-
-
-def _poly(poly: tuple[Point, ...] | None) -> list[list[float]] | None:
-    return None if poly is None else [p.to_list() for p in poly]
-
-
-def _poly_from(data: Sequence[Sequence[float]] | None) -> tuple[Point, ...] | None:
-    return None if data is None else tuple(Point.from_list(p) for p in data)
-
-
-def _block_json(b: Balloon, link: SpeakerLink | None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": b.id,
-        "kind": b.kind.value,
-        "bbox": b.bbox.to_list(),
-        "panel": b.panel,
-        "order": b.order,
-        "text": b.text,
-        "confidence": _num(b.confidence),
-        "speaker": link.character if link else None,
-        "stage": b.stage,
-        "lines": list(b.lines),
-        "polygon": _poly(b.polygon),
-        "tail": None
-        if b.tail is None
-        else {
-            "tip": b.tail.tip.to_list(),
-            "direction_deg": _num(b.tail.direction_deg),
-            "confidence": _num(b.tail.confidence),
-        },
-        "order_confidence": _num(b.order_confidence),
-        "essential": b.essential,
-        "language": b.language,
-    }
-    if link is not None:
-        out["speaker_confidence"] = _num(link.confidence)
-        out["speaker_reason"] = link.reason.value
-        out["speaker_stage"] = link.stage
-        out["speaker_figure"] = link.figure
-    return out
-
-
-def _block_from_json(b: Mapping[str, Any]) -> Balloon:
-    tail = b.get("tail")
-    return Balloon(
-        id=b["id"],
-        kind=BalloonKind(b["kind"]),
-        bbox=BBox.from_list(b["bbox"]),
-        text=b.get("text", ""),
-        confidence=float(b.get("confidence", 1.0)),
-        stage=b.get("stage", ""),
-        lines=tuple(b.get("lines", ())),
-        polygon=_poly_from(b.get("polygon")),
-        tail=None
-        if tail is None
-        else Tail(
-            tip=Point.from_list(tail["tip"]),
-            direction_deg=float(tail["direction_deg"]),
-            confidence=float(tail.get("confidence", 1.0)),
-        ),
-        panel=b.get("panel"),
-        order=b.get("order"),
-        order_confidence=float(b.get("order_confidence", 1.0)),
-        language=b.get("language"),
-    )

@@ -7,8 +7,9 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw
 
-from panelvox.analysis.balloons_stage import BalloonsStage, cluster_lines, reading_order
+from panelvox.analysis.balloons_stage import BalloonsStage
 from panelvox.analysis.lettering import WordList
+from panelvox.analysis.line_groups import cluster_lines, reading_order
 from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection, TextLine
 
 W, H = 800, 600

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.lettering import WordList, join_lines, language_of
+from panelvox.analysis.line_groups import cluster_lines, reading_order, thickness
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
     Balloon,
@@ -77,71 +78,6 @@ class Shape:
 
 
 # -- grouping ----------------------------------------------------------------------------
-def _thickness(line: TextLine) -> float:
-    return line.bbox.width if line.vertical else line.bbox.height
-
-
-def cluster_lines(
-    lines: Sequence[TextLine], gap: float = 0.9, size_ratio: float = 2.0
-) -> list[list[TextLine]]:
-    """Group lines that sit close together, as lettering in one block does.
-
-    Lines whose thickness differs by more than ``size_ratio`` are kept apart (a sound
-    effect beside speech) unless one is furigana; a drop capital makes a caption's first
-    line up to about twice as thick as the rest. Vertical columns of one block start at
-    the same height (Japanese balloons are top-aligned): a column starting more than a
-    character lower or higher begins another block.
-    """
-    n = len(lines)
-    parent = list(range(n))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i in range(n):
-        a = lines[i]
-        for j in range(i + 1, n):
-            b = lines[j]
-            if a.vertical != b.vertical:
-                continue
-            ta, tb = _thickness(a), _thickness(b)
-            if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby):
-                continue
-            if a.vertical and abs(a.bbox.y0 - b.bbox.y0) > 1.2 * max(ta, tb):
-                continue
-            limit = gap * min(ta, tb)
-            if a.vertical:
-                dist = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)
-                overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
-            else:
-                dist = max(a.bbox.y0, b.bbox.y0) - min(a.bbox.y1, b.bbox.y1)
-                overlap = min(a.bbox.x1, b.bbox.x1) - max(a.bbox.x0, b.bbox.x0)
-            # side by side is two blocks (two captions, two columns); stacked is one
-            if dist <= limit and overlap > 0.2 * min(ta, tb):
-                parent[find(i)] = find(j)
-    groups: dict[int, list[TextLine]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(lines[i])
-    return list(groups.values())
-
-
-def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
-    """Lines of one block in reading order: rows top-down (left to right), or
-    vertical columns right to left (each top-down)."""
-    if lines and sum(ln.vertical for ln in lines) * 2 > len(lines):
-        return sorted(lines, key=lambda ln: (-ln.bbox.center.x, ln.bbox.y0))
-    rows: list[list[TextLine]] = []
-    for ln in sorted(lines, key=lambda ln: ln.bbox.center.y):
-        if rows and abs(ln.bbox.center.y - rows[-1][0].bbox.center.y) < 0.5 * _thickness(rows[-1][0]):
-            rows[-1].append(ln)
-        else:
-            rows.append([ln])
-    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.bbox.x0)]
-
-
 # -- the balloon region ------------------------------------------------------------------
 def _barrier_image(image: Image) -> tuple[Mask, Mask]:
     """The page's lightness with dark strokes thickened by a pixel and set to 0, so flood
@@ -401,7 +337,7 @@ class BalloonsStage:
         h, w = image.shape[:2]
         page_area = float(h * w)
         barrier, light = _barrier_image(image)
-        typical = statistics.median(_thickness(ln) for ln in main)
+        typical = statistics.median(thickness(ln) for ln in main)
 
         labels = np.zeros((h, w), np.int32)
         regions: list[tuple[Mask, bool]] = []  # (mask, is a balloon)
@@ -499,7 +435,7 @@ class BalloonsStage:
         tbox = _union(members)
         if tbox.area / max(1.0, rbox.area) < params.min_text_fill or tbox.coverage_by(rbox) < 0.7:
             return None
-        if not _body_hugs_text(region, rbox, tbox, max(_thickness(ln) for ln in members)):
+        if not _body_hugs_text(region, rbox, tbox, max(thickness(ln) for ln in members)):
             return None  # the fill leaked out of a broken outline into the panel
         return classify_shape(region, params, light, dented_captions=_latin(members))
 
@@ -507,7 +443,7 @@ class BalloonsStage:
     def _free_kind(
         lines: Sequence[TextLine], typical: float, params: BalloonParams
     ) -> tuple[BalloonKind, float]:
-        height = statistics.median(_thickness(ln) for ln in lines)
+        height = statistics.median(thickness(ln) for ln in lines)
         text = " ".join(ln.text for ln in lines)
         letters = sum(c.isalpha() for c in text)
         if letters == 0:

@@ -13,8 +13,7 @@ from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.models.registry import ModelRegistry
 from panelvox.narration.describe import Describer
-from panelvox.narration.page_narration import ask, cited_words
-from panelvox.narration.verify import describe_verified
+from panelvox.narration.page_narration import ask, cited_words, describe_verified
 from panelvox.narration.vlm_backend import LlamaBackend, backend_for
 
 

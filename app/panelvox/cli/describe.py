@@ -14,8 +14,8 @@ from panelvox.i18n import _
 from panelvox.models.device import Device
 from panelvox.models.registry import ModelRegistry
 from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
-from panelvox.narration.page_narration import compose_page_narration, panel_utterances
-from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, describe_verified
+from panelvox.narration.page_narration import compose_page_narration, describe_verified, panel_utterances
+from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel
 from panelvox.narration.vlm_backend import backend_for
 
 

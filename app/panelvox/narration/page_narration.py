@@ -12,9 +12,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from panelvox.errors import BookError
 from panelvox.i18n import _
-from panelvox.model import BalloonKind, PageAnalysis
-from panelvox.narration.describe import SYSTEM_PROMPT, Claim, ClaimKind
+from panelvox.model import BalloonKind, Image, PageAnalysis
+from panelvox.narration.describe import SYSTEM_PROMPT, Claim, ClaimKind, Describer
 from panelvox.narration.prefs import UncertaintyCue, UtteranceKind
 from panelvox.narration.script import Flag, Region, Utterance, speaker_labels
 from panelvox.narration.verify import (
@@ -26,6 +27,7 @@ from panelvox.narration.verify import (
     content_words,
     normalize,
     quote_match,
+    verify_panel,
 )
 from panelvox.narration.vlm_backend import LlamaBackend
 
@@ -383,7 +385,6 @@ def _ask_model(
     import json
 
     from panelvox.narration.describe import PanelClaims, PanelDescription, PanelFacts
-    from panelvox.narration.verify import verify_panel
 
     gen = backend.generate(SYSTEM_PROMPT, f"Question about the comic page: {question}", grammar=_ASK_GRAMMAR)
     try:
@@ -401,3 +402,19 @@ def _ask_model(
         return cant_tell()
     body = _("Uncertain: {text}").format(text=text) if vc.decision is Decision.UNCERTAIN else text
     return Answer(body, (panel_id,) if panel_id else (), vc.decision is Decision.KEEP)
+
+
+def describe_verified(
+    describer: Describer, image: Image | None, analysis: PageAnalysis, panel: int | None = None
+) -> list[VerifiedPanel]:
+    """Describe and verify the page's panels (or the ``panel``-th one, 1-based)."""
+    panels = analysis.panels_in_order()
+    if panel is not None:
+        if not 1 <= panel <= len(panels):
+            raise BookError(
+                # Translators: asked to describe a panel number the page does not have.
+                _("There is no panel {n} on this page.").format(n=panel),
+                detail=f"{len(panels)} panels",
+            )
+        panels = [panels[panel - 1]]
+    return [verify_panel(d, analysis) for d in describer.describe_page(image, analysis, panels=panels)]

@@ -22,13 +22,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from panelvox.errors import BookError
-from panelvox.i18n import _
-from panelvox.model import BalloonKind, Image, PageAnalysis
+from panelvox.model import BalloonKind, PageAnalysis
 from panelvox.narration.describe import (
     Claim,
     ClaimKind,
-    Describer,
     PanelClaims,
     PanelDescription,
     known_names,
@@ -498,19 +495,3 @@ def verify_narration(
         if not found:
             kept.append(sentence)
     return " ".join(kept), flags
-
-
-def describe_verified(
-    describer: Describer, image: Image | None, analysis: PageAnalysis, panel: int | None = None
-) -> list[VerifiedPanel]:
-    """Describe and verify the page's panels (or the ``panel``-th one, 1-based)."""
-    panels = analysis.panels_in_order()
-    if panel is not None:
-        if not 1 <= panel <= len(panels):
-            raise BookError(
-                # Translators: asked to describe a panel number the page does not have.
-                _("There is no panel {n} on this page.").format(n=panel),
-                detail=f"{len(panels)} panels",
-            )
-        panels = [panels[panel - 1]]
-    return [verify_panel(d, analysis) for d in describer.describe_page(image, analysis, panels=panels)]
