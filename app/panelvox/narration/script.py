@@ -234,7 +234,9 @@ class _Builder:
         if block.order_confidence < p.uncertainty_threshold:
             flags.add(Flag.ORDER_UNCERTAIN)
         speaker, key, link_conf = self._speaker(block)
-        if speaker is not None and key not in (NARRATOR, SOMEONE) and link_conf < p.uncertainty_threshold:
+        name = self._proper_name(block, kind, speaker)
+        # "probably" qualifies a name; "character 2" asserts nobody, so it is said plainly
+        if name is not None and link_conf < p.uncertainty_threshold:
             flags.add(Flag.SPEAKER_UNCERTAIN)
         if key not in (NARRATOR, None):
             confidence = min(confidence, link_conf)
@@ -255,7 +257,7 @@ class _Builder:
                 block.text,
                 speaker=speaker,
                 speaker_key=key,
-                speaker_name=self._proper_name(block, kind, speaker),
+                speaker_name=name,
                 confidence=confidence,
                 flags=frozenset(flags),
                 region=Region(block.bbox, panel.id if panel is not None else block.panel, block.id),
