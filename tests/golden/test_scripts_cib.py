@@ -25,15 +25,19 @@ from panelvox.names.evidence import comic_words
 @pytest.mark.golden
 def test_speakers_and_names_on_the_golden_scripts(shared_data: Path) -> None:
     names: set[str] = set()
+    as_fact: set[str] = set()
 
     def collect(page: GTPage, image: Image, pred: PageAnalysis) -> None:
         names.update(h.name for h in heard_blocks(pred) if h.name)
+        as_fact.update(h.name for h in heard_blocks(pred) if h.name and not h.guess)
 
     result = run_eval(load_dataset("cib"), EvalStage.SCRIPT, on_page=collect)
     m = result.metrics
     assert result.pages == 67
-    # names: said rarely, and right far more often than wrong (0.79 measured; goal 0.95)
+    # names: said rarely, right far more often than wrong (0.79 measured; goal 0.95), and,
+    # with no ComicInfo to confirm them, only ever as a guess ("probably Kala")
     assert float(m["script.named_precision"]) >= 0.75, m
+    assert not as_fact, as_fact
     # never a word of the comics lexicon or of the dictionary ("Naah", "Gawsh", "Honey")
     words = WordList.load()
     assert names, "the pages name nobody at all"

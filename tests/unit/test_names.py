@@ -129,7 +129,10 @@ def test_a_self_introduction_and_a_vocative_name_the_same_person(words: WordList
     page = _said(_exchange("I'M DOUGAL MACCALLUM!", "DOUGAL, I HAVE BEEN LOOKING FOR YOU."))
     named = name_page(page, words)
     assert _names(named) == {"c1": "Dougal", "c2": None}
-    assert named.characters[0].name_confidence >= 0.5  # said without "probably"
+    assert named.characters[0].name_confidence < 0.5  # the words alone: "probably Dougal"
+    listed = name_page(page, words, ["Dougal MacCallum"])  # the book lists him: said as fact
+    assert _names(listed) == {"c1": "Dougal MacCallum", "c2": None}
+    assert listed.characters[0].name_confidence >= 0.5
 
 
 def test_a_name_two_persons_would_get_goes_to_neither(words: WordList) -> None:

@@ -12,16 +12,20 @@ at a person:
 - a **caption** names the one person who speaks in its panel, when it names no one else.
 
 A name is given only with evidence that holds, because a wrong name said as fact is the one
-thing a listener cannot catch: two independent mentions on the page pointing at one person
-(vocatives answered by them in two panels, or a vocative and a self-introduction or a
-caption), or one when the name is the book's (ComicInfo ``Characters``, a user's rename) or
-the book's other pages say it twice; the name must be said at least twice in the book (a
-misread word is not), a vocative counts only in a two-person exchange (with three, who is
-spoken to is a guess) and never for the person who says it. A name two persons would get
-goes to neither. The name lands on the figures the evidence points at (the balloon that
-answers a call), not on every panel the grouping gave the person: whether the boy of panel
-4 is the boy called in panel 1 is itself a guess. Weaker evidence names nobody: the person
-is "character N".
+thing a listener cannot catch. The evidence: two independent mentions on the page pointing
+at one person (vocatives answered by them in two panels, or a vocative and a
+self-introduction or a caption), or one when the book lists the name (ComicInfo
+``Characters``, a user's rename) or its other pages say it twice. The name must be said at
+least twice in the book (a misread word is not); a vocative counts only in a two-person
+exchange (with three, who is spoken to is a guess) and never for the one who says it; a name
+two persons would get goes to neither. The name lands on the figures the evidence points at
+(the balloon that answers a call), not on every panel the grouping gave the person: whether
+the boy of panel 4 is the boy called in panel 1 is itself a guess.
+
+Said as fact only when the book lists the name and two independent mentions hold it; every
+other name the words give is said as a guess ("probably Kala"): who is called and who
+answers are read from the conversation alone. Weaker evidence names nobody: the person is
+"character N".
 """
 
 from __future__ import annotations
@@ -34,8 +38,12 @@ from panelvox.analysis.lettering import WordList
 from panelvox.model import Balloon, BalloonKind, PageAnalysis
 from panelvox.names.evidence import Mention, NameSource, display_name, name_key, page_mentions
 
-#: how sure a name is when two mentions on the page hold it (said without "probably")
+#: how sure a name is that the book lists and two mentions on the page hold (said as fact)
 SURE = 0.8
+#: how sure any other name from the words is: who is called, and who answers, are read
+#: from the conversation alone, right about three times in four on the cib pages; said
+#: "probably Kala", the cue the listener can tell apart
+GUESS = 0.45
 #: the page's mentions a name needs; one for a name the book lists or the user gave
 _NEEDED = 2
 
@@ -189,11 +197,14 @@ def name_persons(
             fig = figure_of.get(e.landed)
             if fig is not None:
                 landed[fig] = named[e.person]
+    sure = {p for p, k in named.items() if k in known_keys and len(held[(p, k)]) >= _NEEDED}
+    sure_keys = {named[p] for p in sure}
     chars = []
     for c in analysis.characters:
         chosen = landed.get(c.id)
         if chosen is not None and c.name is None:
-            c = replace(c, name=display_name(spelled[chosen], known), name_confidence=SURE)
+            confidence = SURE if chosen in sure_keys else GUESS
+            c = replace(c, name=display_name(spelled[chosen], known), name_confidence=confidence)
         chars.append(c)
     return replace(analysis, characters=tuple(chars))
 
