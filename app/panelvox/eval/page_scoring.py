@@ -27,7 +27,7 @@ from panelvox.eval.metrics import Counts, OcrCounts, match_boxes, matched_order,
 from panelvox.eval.script_metrics import HeardBlock, ScriptPageScore, score_script_page
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import Flag, script_page
+from panelvox.narration.script import Flag, script_page, voice_of
 
 #: (box, confidence) predictions and true boxes of one page, for AP.
 APInput = tuple[tuple[tuple[BBox, float], ...], tuple[BBox, ...]]
@@ -297,12 +297,12 @@ def _speaker_values(page: GTPage, pred: PageAnalysis, char_matches: Mapping[int,
         who = (link.figure or link.character) if link is not None else None
         predicted.append(identity_of_pred.get(who) if who else None)
     sr = speaker_recall([b.speaker or "" for _, b in speaking], predicted)
-    pred_name = {c.id: (c.name or c.cluster or c.id) for c in pred.characters}
     true_pairs = [(name_of.get(b.speaker) if b.speaker else None, b.text or "") for b in page.balloons]
     pred_pairs = []
     for b in pred.blocks_in_order():
         link = pred.speaker_of(b.id)
-        pred_pairs.append((pred_name.get(link.character) if link and link.character else None, b.text))
+        voice = voice_of(pred, link) if link is not None and link.character else None  # as heard
+        pred_pairs.append(((voice.name or voice.cluster or voice.id) if voice is not None else None, b.text))
     hds = hybrid_dialog_score(true_pairs, pred_pairs)
     return {
         "speaker_recall": sr.recall,
