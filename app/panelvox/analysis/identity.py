@@ -1,4 +1,4 @@
-"""Who is who: cluster characters into identities, within a page and across a book.
+"""Colour looks of figures, and clustering them into identities within a page.
 
 No appearance-embedding model can be shipped, so the descriptor is a colour one: comic
 characters keep their costume colours from panel to panel (a yellow shirt and a red kilt,
@@ -8,20 +8,22 @@ two boxes are compared with the Bhattacharyya distance. Average-linkage clusteri
 at :data:`DEFAULT_THRESHOLD`, with one constraint that holds in comics: two figures in the
 same panel are different people (a "cannot link").
 
-Cluster ids are ``k1``, ``k2`` ... in order of first appearance on the page (or book).
+Cluster ids are ``k1``, ``k2`` ... in order of first appearance on the page. The speakers
+stage replaces them by persons (:mod:`panelvox.analysis.speaker_identity`), where the colour
+look is one cue among many: on Golden Age pages it barely tells two speakers apart
+(docs/benchmarks.md); the user's renames use it to find the renamed figure on other pages.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.model import Balloon, BBox, Character, PageAnalysis
+from panelvox.model import Balloon, BBox, Character
 
 Descriptor = npt.NDArray[np.float32]
 #: a Bhattacharyya distance below this joins two characters (tuned on iabc; see docs/benchmarks.md)
@@ -142,36 +144,4 @@ def page_clusters(
         body = max(bodies, key=lambda b: face.bbox.coverage_by(b.bbox), default=None)
         if body is not None and face.bbox.coverage_by(body.bbox) > 0.5:
             out[face.id] = out[body.id]
-    return out
-
-
-def book_clusters(
-    pages: Sequence[tuple[npt.NDArray[np.uint8], PageAnalysis]],
-    threshold: float = DEFAULT_THRESHOLD,
-) -> list[PageAnalysis]:
-    """The pages with cluster ids made consistent across the book (``k1`` ... book-wide)."""
-    keys: list[tuple[int, str]] = []
-    descs: list[Descriptor] = []
-    groups: list[object] = []
-    for k, (image, analysis) in enumerate(pages):
-        text = [b.bbox for b in analysis.blocks]
-        for c in analysis.characters:
-            if c.kind == "face":
-                continue
-            keys.append((k, c.id))
-            descs.append(describe(image, c.bbox, text))
-            groups.append((k, c.panel) if c.panel is not None else None)
-    labels = cluster(descs, groups, threshold)
-    new_id: Mapping[tuple[int, str], str] = {
-        key: f"k{label + 1}" for key, label in zip(keys, labels, strict=True)
-    }
-    out = []
-    for k, (_, analysis) in enumerate(pages):
-        page_map = {cid: new_id[(kk, cid)] for kk, cid in new_id if kk == k}
-        old_to_new = {c.cluster: page_map[c.id] for c in analysis.characters if c.id in page_map}
-        chars = tuple(
-            replace(c, cluster=page_map.get(c.id, old_to_new.get(c.cluster, c.cluster)))
-            for c in analysis.characters
-        )
-        out.append(replace(analysis, characters=chars))
     return out

@@ -76,11 +76,6 @@ def _cue_text(text: str) -> str:
     return text.replace('"', "'")
 
 
-def ogg_available() -> bool:
-    """Whether OGG Vorbis can be written here (SoX with its Vorbis format handler)."""
-    return shutil.which("sox") is not None
-
-
 def write_audio(path: Path, audio: np.ndarray, sample_rate: int) -> Path:
     """Write ``audio`` as WAV or, for a ``.ogg`` path, as OGG Vorbis through SoX."""
     if path.suffix.lower() != ".ogg":
