@@ -10,25 +10,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from page_fixtures import exchange
 
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.speakers_stage import attribute
 from panelvox.books import open_book
 from panelvox.cli.common import UsageError
 from panelvox.cli.names import run_names
 from panelvox.model import (
-    Balloon,
-    BalloonKind,
     BBox,
-    Character,
     Image,
     PageAnalysis,
     Panel,
-    Point,
     ReadingDirection,
     SpeakerLink,
     SpeakerReason,
-    Tail,
 )
 from panelvox.names.book_names import BookNames, comicinfo_names
 from panelvox.names.labels import label_page
@@ -52,35 +47,7 @@ def _image(left: tuple[int, int, int], right: tuple[int, int, int]) -> Image:
 
 def _page(number: int, first: str, second: str) -> PageAnalysis:
     """Two people in one panel, each with a balloon whose tail points down at them."""
-    chars = (
-        Character("c1", BBox(50, 250, 250, 600), 0.8, "t", panel="p1", cluster="k1"),
-        Character("c2", BBox(550, 250, 750, 600), 0.8, "t", panel="p1", cluster="k2"),
-    )
-    blocks = tuple(
-        Balloon(
-            f"b{k}",
-            BalloonKind.SPEECH,
-            BBox(x - 110, 20, x + 110, 120),
-            text,
-            0.9,
-            "t",
-            panel="p1",
-            order=k,
-            tail=Tail(Point(x, 230), 90.0, 0.9),
-        )
-        for k, (x, text) in enumerate(((150, first), (650, second)), start=1)
-    )
-    page = PageAnalysis(
-        page=number,
-        width=800,
-        height=600,
-        direction=ReadingDirection.LTR,
-        panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),),
-        blocks=blocks,
-        characters=chars,
-    )
-    # as the speakers stage leaves it: each balloon's person is the figure its tail points at
-    return replace(page, speakers=tuple(replace(s, figure=s.character) for s in attribute(page)))
+    return exchange(first, second, number)
 
 
 def _names(page: PageAnalysis) -> dict[str, str | None]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from page_fixtures import exchange
 
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.speakers_stage import attribute
@@ -18,11 +19,9 @@ from panelvox.model import (
     Character,
     PageAnalysis,
     Panel,
-    Point,
     ReadingDirection,
     SpeakerLink,
     SpeakerReason,
-    Tail,
 )
 from panelvox.names.evidence import is_name_word, self_introductions, titled_vocatives, vocatives
 from panelvox.names.labels import label_page
@@ -66,67 +65,31 @@ def _page(**fields: Any) -> PageAnalysis:
     return PageAnalysis(page=1, width=800, height=600, direction=ReadingDirection.LTR, **fields)
 
 
-def _exchange(first: str, second: str) -> PageAnalysis:
-    """Two people in one panel; the left one speaks first (tail), the right one answers."""
-    chars = (
-        Character("c1", BBox(50, 250, 250, 600), 0.8, "t", panel="p1", cluster="k1"),
-        Character("c2", BBox(550, 250, 750, 600), 0.8, "t", panel="p1", cluster="k2"),
-    )
-    blocks = (
-        Balloon(
-            "b1",
-            BalloonKind.SPEECH,
-            BBox(40, 20, 260, 120),
-            first,
-            0.9,
-            "t",
-            panel="p1",
-            order=1,
-            tail=Tail(Point(150, 230), 90.0, 0.9),
-        ),
-        Balloon(
-            "b2",
-            BalloonKind.SPEECH,
-            BBox(540, 20, 760, 120),
-            second,
-            0.9,
-            "t",
-            panel="p1",
-            order=2,
-            tail=Tail(Point(650, 230), 90.0, 0.9),
-        ),
-    )
-    page = _page(
-        panels=(Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1),), blocks=blocks, characters=chars
-    )
-    return replace(page, speakers=attribute(page))
-
-
 def _names(page: PageAnalysis) -> dict[str, str | None]:
     return {c.id: c.name for c in page.characters}
 
 
-def _said(page: PageAnalysis) -> PageAnalysis:
+def _linked(page: PageAnalysis) -> PageAnalysis:
     """The page as the speakers stage leaves it: each balloon's person is its figure."""
-    return replace(page, speakers=tuple(replace(s, figure=s.character) for s in page.speakers))
+    return replace(page, speakers=tuple(replace(s, figure=s.character) for s in attribute(page)))
 
 
 def test_a_vocative_names_the_one_who_answers_when_the_name_holds(words: WordList) -> None:
     # one mention of a name the book does not list: not enough to say it as fact
-    page = _said(_exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?"))
+    page = exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?")
     assert _names(name_page(page, words)) == {"c1": None, "c2": None}
     # the book lists it (ComicInfo): one mention holds; the speaker is never the one called
     assert _names(name_page(page, words, ["Steenie"])) == {"c1": None, "c2": "Steenie"}
     # called twice in one panel is one piece of evidence, not two
-    page = _exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?")
+    page = exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?")
     again = replace(page.blocks[0], id="b3", order=3, text="STEENIE, DON'T YOU KNOW ME?")
     twice = replace(page, blocks=(*page.blocks, again))
-    twice = _said(replace(twice, speakers=attribute(twice)))
+    twice = _linked(twice)
     assert _names(name_page(twice, words)) == {"c1": None, "c2": None}
 
 
 def test_a_self_introduction_and_a_vocative_name_the_same_person(words: WordList) -> None:
-    page = _said(_exchange("I'M DOUGAL MACCALLUM!", "DOUGAL, I HAVE BEEN LOOKING FOR YOU."))
+    page = exchange("I'M DOUGAL MACCALLUM!", "DOUGAL, I HAVE BEEN LOOKING FOR YOU.")
     named = name_page(page, words)
     assert _names(named) == {"c1": "Dougal", "c2": None}
     assert named.characters[0].name_confidence < 0.5  # the words alone: "probably Dougal"
@@ -137,12 +100,12 @@ def test_a_self_introduction_and_a_vocative_name_the_same_person(words: WordList
 
 def test_a_name_two_persons_would_get_goes_to_neither(words: WordList) -> None:
     # each calls the other "CURT" (and the book lists it): who is Curt is not known
-    page = _said(_exchange("CURT! OH... I FORGOT", "GOODNESS, CURT, YOU WORRY TOO MUCH!"))
+    page = exchange("CURT! OH... I FORGOT", "GOODNESS, CURT, YOU WORRY TOO MUCH!")
     assert _names(name_page(page, words, ["Curt Walker"])) == {"c1": None, "c2": None}
 
 
 def test_an_english_word_is_a_name_only_where_the_book_lists_it(words: WordList) -> None:
-    page = _said(_exchange("CURT! CURT! I FORGOT", "WELL... OKAY!"))
+    page = exchange("CURT! CURT! I FORGOT", "WELL... OKAY!")
     assert _names(name_page(page, words)) == {"c1": None, "c2": None}
     assert _names(name_page(page, words, ["Curt Walker"])) == {"c1": None, "c2": "Curt Walker"}
 
@@ -199,7 +162,7 @@ def test_a_caption_names_the_one_person_of_its_panel_and_two_names_name_neither(
 def test_a_name_stays_on_the_figure_it_was_given_to(words: WordList) -> None:
     # c3, in another panel, was grouped with c2 as one person: a guess that must not carry a
     # name said as fact; it keeps the person's number
-    page = _said(_exchange("STEENIE, COME HERE!", "WHO ARE YOU?"))
+    page = exchange("STEENIE, COME HERE!", "WHO ARE YOU?")
     extra = Character("c3", BBox(300, 250, 400, 600), 0.5, "t", panel="p2", cluster="k2")
     page = replace(page, characters=(*page.characters, extra))
     named = name_page(page, words, ["Steenie"])

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from page_fixtures import exchange
 from PIL import Image as PILImage
 
 from panelvox.analysis.cache import PageAnalyzer
@@ -23,16 +24,7 @@ from panelvox.books import open_book
 from panelvox.cli import main
 from panelvox.eval.page_scoring import heard_blocks
 from panelvox.model import (
-    Balloon,
-    BalloonKind,
-    BBox,
-    Character,
     PageAnalysis,
-    Panel,
-    Point,
-    SpeakerLink,
-    SpeakerReason,
-    Tail,
 )
 from panelvox.names.book_names import BookNames
 from panelvox.names.stores import NameStore
@@ -49,29 +41,14 @@ class TwoPeopleStage:
     name = "fixed"
 
     def __call__(self, image: np.ndarray, analysis: PageAnalysis) -> PageAnalysis:
-        chars = (
-            Character("c1", BBox(50, 250, 250, 600), 0.8, "t", panel="p1", cluster="k1"),
-            Character("c2", BBox(550, 250, 750, 600), 0.8, "t", panel="p1", cluster="k2"),
+        page = exchange("DOUGAL, COME HERE!", "WHAT IS IT?", analysis.page)
+        return replace(
+            analysis,
+            panels=page.panels,
+            blocks=page.blocks,
+            characters=page.characters,
+            speakers=page.speakers,
         )
-        blocks = tuple(
-            Balloon(
-                f"b{k}",
-                BalloonKind.SPEECH,
-                BBox(x - 110, 20, x + 110, 120),
-                text,
-                0.95,
-                "t",
-                panel="p1",
-                order=k,
-                tail=Tail(Point(x, 230), 90.0, 0.9),
-            )
-            for k, (x, text) in enumerate(((150, "DOUGAL, COME HERE!"), (650, "WHAT IS IT?")), start=1)
-        )
-        links = tuple(
-            SpeakerLink(f"b{k}", f"c{k}", 0.9, SpeakerReason.TAIL, "t", figure=f"c{k}") for k in (1, 2)
-        )
-        panel = Panel("p1", BBox(0, 0, 800, 600), 1.0, "t", order=1)
-        return replace(analysis, panels=(panel,), blocks=blocks, characters=chars, speakers=links)
 
 
 @pytest.fixture
