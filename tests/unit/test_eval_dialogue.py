@@ -54,6 +54,7 @@ def test_transcript_split_and_merged_balloons() -> None:
 def test_longest_non_decreasing() -> None:
     assert longest_non_decreasing([3, 1, 2, 2, 5, 4]) == 4
     assert longest_non_decreasing([]) == 0
+    assert longest_non_decreasing([3, 1, 2, 2, 5, 4], strict=True) == 3
 
 
 def test_speaker_recall() -> None:

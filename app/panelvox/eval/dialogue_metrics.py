@@ -84,11 +84,13 @@ def _best_position(g: str, units: Sequence[str]) -> int | None:
     return best_pos if best >= FUZZY else None
 
 
-def longest_non_decreasing(values: Sequence[int]) -> int:
-    """Length of the longest non-decreasing subsequence (patience sorting, O(n log n))."""
+def longest_non_decreasing(values: Sequence[int], *, strict: bool = False) -> int:
+    """Length of the longest non-decreasing (``strict``: increasing) subsequence (patience
+    sorting, O(n log n))."""
+    place = bisect.bisect_left if strict else bisect.bisect_right
     tails: list[int] = []
     for v in values:
-        k = bisect.bisect_right(tails, v)
+        k = place(tails, v)
         if k == len(tails):
             tails.append(v)
         else:

@@ -37,7 +37,6 @@ on the page, the one heard first on a tie.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -49,6 +48,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 from scipy.optimize import linear_sum_assignment
 
+from panelvox.eval.dialogue_metrics import longest_non_decreasing
 from panelvox.eval.ground_truth import GoldenScript, LineKind, ScriptLine
 
 FUZZY = 0.8
@@ -241,18 +241,6 @@ def _is_junk(block: str, lines: Iterable[str]) -> bool:
     return True
 
 
-def _longest_increasing(values: Sequence[int]) -> int:
-    """Length of the longest strictly increasing subsequence (patience sorting)."""
-    tails: list[int] = []
-    for v in values:
-        i = bisect.bisect_left(tails, v)
-        if i == len(tails):
-            tails.append(v)
-        else:
-            tails[i] = v
-    return len(tails)
-
-
 # ---------------------------------------------------------------- names
 
 
@@ -381,7 +369,7 @@ def score_script_page(script: GoldenScript, heard: Sequence[HeardBlock]) -> Scri
         page_id=script.page,
         lines=len(lines),
         found=len(found),
-        in_order=_longest_increasing([m.first_block for _line, m in found]),
+        in_order=longest_non_decreasing([m.first_block for _line, m in found], strict=True),
         exact=sum(m.score == 1.0 for _line, m in found),
         kind_right=kind_right,
         blocks=len(blocks),
