@@ -49,7 +49,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for story, story_pages in books_of(pages):
             book = DatasetBook(story, story_pages)
-            names = BookNames(book.content_hash, (), NameStore(Path(tmp) / f"{len(seconds)}.json"), words=words)
+            names = BookNames(
+                book.content_hash, (), NameStore(Path(tmp) / f"{len(seconds)}.json"), words=words
+            )
             for number, page in enumerate(story_pages, 1):
                 analysis = prefix.analyze_page(book, number, page.direction)
                 image = book.load_page_array(number - 1)
