@@ -290,9 +290,27 @@ class PageAnalysis:
     def character(self, character_id: str | None) -> Character | None:
         return next((c for c in self.characters if c.id == character_id), None)
 
-    def labels(self) -> dict[str, str]:
-        """Character id -> what the listener hears for it (the names pass sets the labels)."""
-        return {c.id: c.label for c in self.characters if c.label}
+    def voice_of(self, link: SpeakerLink) -> Character | None:
+        """Who the listener hears say a balloon: the figure of its own panel when it is the
+        person's (a name the words gave stays on the figure it landed on), else the person.
+
+        The grouping may give two balloons of one figure to two people (a reply drawn to the
+        same place): the figure speaks for the person only when it shares their cluster.
+        """
+        person = self.character(link.character)
+        figure = self.character(link.figure) if link.figure else None
+        if figure is not None and (person is None or figure.cluster == person.cluster):
+            return figure
+        return person
+
+    def same_person(self, a: str | None, b: str | None) -> bool:
+        """Whether character ids ``a`` and ``b`` are one person (one figure, or one cluster)."""
+        if a is None or b is None:
+            return False
+        if a == b:
+            return True
+        ca, cb = self.character(a), self.character(b)
+        return ca is not None and cb is not None and ca.cluster is not None and ca.cluster == cb.cluster
 
     # -- JSON ----------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -29,6 +29,8 @@ from panelvox.names.book_names import BookNames, comicinfo_names
 from panelvox.names.labels import label_page
 from panelvox.names.listing import speaking_characters
 from panelvox.names.stores import LearnedNames, NameStore, character_key, character_look
+from panelvox.narration.describe import panel_facts
+from panelvox.narration.script import describe_here, speaker_label
 
 RED, BLUE = (200, 30, 30), (30, 60, 200)
 
@@ -270,3 +272,22 @@ def test_names_do_not_depend_on_the_order_pages_are_read(tmp_path: Path, words: 
     forward, backward = read_all([1, 2, 3]), read_all([3, 2, 1])
     assert forward == backward
     assert forward[1] == {"c1": None, "c2": "Dougal"} and forward[2] == {"c1": None, "c2": None}
+
+
+def test_a_figure_the_words_named_is_heard_by_name_and_its_person_by_number(
+    tmp_path: Path, words: WordList
+) -> None:
+    page = _two_panels(2, ("WHO GOES THERE?", "ME.", "DOUGAL, IS IT YOU?", "AYE."))
+    named = BookNames("h", ("Dougal",), NameStore(tmp_path / "names.json"), words=words).apply(page)
+    links = {s.balloon: s for s in named.speakers}
+    # the call in panel 2 is answered by c4: the name lands there, not on c2 in panel 1
+    voice = named.voice_of(links["b4"])
+    assert voice is not None and voice.id == "c4" and voice.name == "Dougal"
+    assert named.same_person("c4", "c2") and not named.same_person("c4", "c1")
+    heard = {b: speaker_label(named, links[b]) for b in ("b1", "b2", "b3", "b4")}
+    assert heard == {"b1": "character 1", "b2": "character 2", "b3": "character 1", "b4": "Dougal"}
+    listed = [(e.key, e.name, e.lines) for e in speaking_characters(named)]
+    assert listed == [("p2:c1", "character 1", 2), ("p2:c2", "character 2", 1), ("p2:c4", "Dougal", 1)]
+    facts = panel_facts(named, named.panels[1])
+    assert facts.dialogue == (("character 1", "DOUGAL, IS IT YOU?"), ("Dougal", "AYE."))
+    assert describe_here(named, "p2") == "2 text blocks; character 1, Dougal speak."

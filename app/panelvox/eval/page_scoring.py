@@ -27,7 +27,7 @@ from panelvox.eval.metrics import Counts, OcrCounts, match_boxes, matched_order,
 from panelvox.eval.script_metrics import HeardBlock, ScriptPageScore, score_script_page
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import Flag, script_page, voice_of
+from panelvox.narration.script import Flag, script_page
 
 #: (box, confidence) predictions and true boxes of one page, for AP.
 APInput = tuple[tuple[tuple[BBox, float], ...], tuple[BBox, ...]]
@@ -301,7 +301,7 @@ def _speaker_values(page: GTPage, pred: PageAnalysis, char_matches: Mapping[int,
     pred_pairs = []
     for b in pred.blocks_in_order():
         link = pred.speaker_of(b.id)
-        voice = voice_of(pred, link) if link is not None and link.character else None  # as heard
+        voice = pred.voice_of(link) if link is not None and link.character else None  # as heard
         pred_pairs.append(((voice.name or voice.cluster or voice.id) if voice is not None else None, b.text))
     hds = hybrid_dialog_score(true_pairs, pred_pairs)
     return {

@@ -27,8 +27,8 @@ def label_page(analysis: PageAnalysis) -> PageAnalysis:
         char = by_id.get(link.character) if link is not None and link.character else None
         if char is None or link is None:
             continue
-        figure = by_id.get(link.figure or "") or char
-        if figure.name is not None and figure.cluster == char.cluster:
+        voice = analysis.voice_of(link)
+        if voice is not None and voice.name is not None:
             continue  # said by a named figure: the person needs no number here
         person = char.cluster or char.id
         if person not in person_label:  # a person named on one figure is still one person

@@ -22,13 +22,18 @@ class SpeakerEntry:
 def speaking_characters(
     analysis: PageAnalysis, user_keys: frozenset[str] = frozenset()
 ) -> list[SpeakerEntry]:
-    """The characters that speak on a named page, in order of their first line."""
+    """The characters that speak on a named page, as the listener hears them (a figure the
+    words named apart from the rest of its person), in order of their first line."""
     chars = {c.id: c for c in analysis.characters}
     said: dict[str, list[str]] = {}
     for block in analysis.blocks_in_order():
         link = analysis.speaker_of(block.id)
-        if link is not None and link.character in chars:
-            said.setdefault(link.character, []).append(" ".join(block.text.split()))
+        voice = analysis.voice_of(link) if link is not None else None
+        if voice is None or link is None:
+            continue
+        # a person once, by their first figure; a figure the words named, apart
+        who = voice.id if voice.name is not None or link.character is None else link.character
+        said.setdefault(who, []).append(" ".join(block.text.split()))
     out = []
     for cid, texts in said.items():
         c = chars[cid]

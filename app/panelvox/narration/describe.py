@@ -24,7 +24,7 @@ from PIL import Image as PILImage
 
 from panelvox.i18n import _
 from panelvox.model import BalloonKind, BBox, Image, PageAnalysis, Panel
-from panelvox.narration.script import speaker_labels
+from panelvox.narration.script import said_by, speaker_labels
 from panelvox.narration.vlm_backend import Generation, LlamaBackend
 
 log = logging.getLogger(__name__)
@@ -242,7 +242,7 @@ def panel_facts(analysis: PageAnalysis, panel: Panel) -> PanelFacts:
         if block.kind is BalloonKind.CAPTION:
             who = "narrator"
         elif link is not None and link.character is not None:
-            who = spoken.get(link.character)
+            who = said_by(analysis, link)
         dialogue.append((who, block.text))
     chars = [
         (named.get(c.id), _position(c.bbox, panel.bbox))

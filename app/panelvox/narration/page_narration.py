@@ -17,7 +17,7 @@ from panelvox.i18n import _
 from panelvox.model import BalloonKind, Image, PageAnalysis
 from panelvox.narration.describe import SYSTEM_PROMPT, Claim, ClaimKind, Describer
 from panelvox.narration.prefs import UncertaintyCue, UtteranceKind
-from panelvox.narration.script import Flag, Region, Utterance, speaker_labels
+from panelvox.narration.script import Flag, Region, Utterance, said_by, speaker_labels
 from panelvox.narration.verify import (
     Decision,
     FlaggedPolicy,
@@ -167,7 +167,7 @@ def compose_page_narration(
             if not block.text.strip() or block.kind in (BalloonKind.SFX, BalloonKind.OTHER):
                 continue
             link = analysis.speaker_of(block.id)
-            who = spoken.get(link.character) if link and link.character else None
+            who = said_by(analysis, link)
             if block.kind is BalloonKind.CAPTION:
                 parts.append((1, _("Caption: {text}").format(text=block.text)))
             elif who:
@@ -273,14 +273,13 @@ def ask(
     """Answer a question about the page from the verified structure (and the model, when given)."""
     config = config or VerifyConfig()
     q = question.strip()
-    spoken = speaker_labels(analysis)
     panel_id = _panel_asked(q, analysis)
     blocks = analysis.blocks_of(panel_id) if panel_id else analysis.blocks_in_order()
     number = {b.id: i for i, b in enumerate(analysis.blocks_in_order(), 1)}
 
     def who_of(block_id: str) -> str | None:
         link = analysis.speaker_of(block_id)
-        return spoken.get(link.character) if link and link.character else None
+        return said_by(analysis, link)
 
     m = re.match(
         r"\s*who\s+(?:says|said|is saying|shouts|asks|asked|yells|thinks)\s+(.+?)\??$", q, re.IGNORECASE

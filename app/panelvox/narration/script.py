@@ -16,7 +16,6 @@ from panelvox.model import (
     Balloon,
     BalloonKind,
     BBox,
-    Character,
     PageAnalysis,
     Panel,
     SpeakerLink,
@@ -81,18 +80,6 @@ _KIND = {
 }
 
 
-def voice_of(analysis: PageAnalysis, link: SpeakerLink) -> Character | None:
-    """The character a balloon is said by, as the listener hears it: the figure of its own
-    panel (a name the words gave lands on a figure), else the person."""
-    person = analysis.character(link.character)
-    figure = analysis.character(link.figure) if link.figure else None
-    # the figure speaks for the person only when it is that person's (the grouping may have
-    # given two balloons of one figure to two people: a reply drawn to the same place)
-    if figure is not None and figure.label and (person is None or figure.cluster == person.cluster):
-        return figure
-    return person
-
-
 def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
     """Character id -> what the listener hears for it, for every character that speaks.
 
@@ -102,10 +89,16 @@ def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
     out: dict[str, str] = {}
     for block in analysis.blocks_in_order():
         link = analysis.speaker_of(block.id)
-        char = voice_of(analysis, link) if link is not None else None
+        char = analysis.voice_of(link) if link is not None else None
         if char is not None and char.label:
             out.setdefault(char.id, char.label)
     return out
+
+
+def said_by(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
+    """What the listener hears for the speaker of a balloon's ``link``; None when no label."""
+    char = analysis.voice_of(link) if link is not None and link.character is not None else None
+    return char.label if char is not None and char.label else None
 
 
 def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
@@ -115,11 +108,8 @@ def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | Non
     if link.reason is SpeakerReason.NARRATOR:
         # Translators: the speaker of a caption box.
         return _("narrator")
-    char = voice_of(analysis, link)
-    if char is None or not char.label:
-        # Translators: the speaker of a balloon when no character could be found ("someone says").
-        return _("someone")
-    return char.label
+    # Translators: the speaker of a balloon when no character could be found ("someone says").
+    return said_by(analysis, link) or _("someone")
 
 
 def script_page(
@@ -279,7 +269,7 @@ class _Builder:
         if link.character is None:
             # Translators: the speaker of a balloon whose speaker is not on the page.
             return _("someone"), SOMEONE, link.confidence
-        char = voice_of(self.analysis, link)
+        char = self.analysis.voice_of(link)
         name = char.label if char is not None else None
         if char is None or name is None:  # a page that has not been through the names pass
             return _("someone"), SOMEONE, link.confidence
@@ -293,7 +283,7 @@ class _Builder:
         """The character's name when the listener hears it before this block, else None."""
         said = kind in (UtteranceKind.DIALOGUE, UtteranceKind.THOUGHT) and self.prefs.speakers_announced
         link = self.analysis.speaker_of(block.id)
-        char = voice_of(self.analysis, link) if link is not None else None
+        char = self.analysis.voice_of(link) if link is not None else None
         return char.name if said and char is not None and char.name and char.name == speaker else None
 
     def _frame(self, kind: UtteranceKind, speaker: str | None, text: str, unsure: bool) -> str:
@@ -395,12 +385,11 @@ def describe_here(analysis: PageAnalysis, panel_id: str | None = None) -> str:
     if not blocks:
         # Translators: "where am I" for a panel or page without lettering.
         return _("No text here.")
-    spoken = speaker_labels(analysis)
-    who = []
+    who: list[str] = []
     for b in blocks:
-        link = analysis.speaker_of(b.id)
-        if link is not None and link.character in spoken and spoken[link.character] not in who:
-            who.append(spoken[link.character])
+        said = said_by(analysis, analysis.speaker_of(b.id))
+        if said is not None and said not in who:
+            who.append(said)
     text = ngettext("{n} text block", "{n} text blocks", len(blocks)).format(n=len(blocks))
     if len(who) == 1:
         # Translators: who speaks in the current panel; {name} is one name.

@@ -30,7 +30,7 @@ from panelvox.narration.describe import (
     PanelDescription,
     known_names,
 )
-from panelvox.narration.script import speaker_labels
+from panelvox.narration.script import said_by, speaker_labels
 from panelvox.textmatch import partial_similarity, word_form
 
 
@@ -309,7 +309,7 @@ def _check_attribution(who: str, block: str | None, page: _Page) -> list[Halluci
         return []  # "the sign says EXIT": lettering nobody speaks
     if block is not None:
         link = page.analysis.speaker_of(block)
-        said_by = page.speakers.get(link.character) if link and link.character else None
+        speaker = said_by(page.analysis, link)
         if link is None or link.character is None:
             return [
                 HallucinationFlag(
@@ -317,11 +317,11 @@ def _check_attribution(who: str, block: str | None, page: _Page) -> list[Halluci
                     f"{who!r} is said to speak {block}, whose speaker the page analysis does not know",
                 )
             ]
-        if char != link.character:
+        if not page.analysis.same_person(char, link.character):
             return [
                 HallucinationFlag(
                     Hallucination.MISATTRIBUTION,
-                    f"{block} is attributed to {said_by or link.character} "
+                    f"{block} is attributed to {speaker or link.character} "
                     f"({link.reason.value}, {link.confidence:.2f}), not {who!r}",
                 )
             ]
@@ -334,7 +334,7 @@ def _check_attribution(who: str, block: str | None, page: _Page) -> list[Halluci
         and (link := page.analysis.speaker_of(b.id)) is not None
         and link.character is not None
     }
-    if char not in speaking:
+    if not any(page.analysis.same_person(char, s) for s in speaking):
         return [
             HallucinationFlag(
                 Hallucination.MISATTRIBUTION,
