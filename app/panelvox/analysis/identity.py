@@ -141,7 +141,13 @@ def page_clusters(
     labels = cluster([describe(image, c.bbox, text) for c in bodies], [c.panel for c in bodies], threshold)
     out = {c.id: f"k{label + 1}" for c, label in zip(bodies, labels, strict=True)}
     for face in (c for c in characters if c.kind == "face"):
-        body = max(bodies, key=lambda b: face.bbox.coverage_by(b.bbox), default=None)
-        if body is not None and face.bbox.coverage_by(body.bbox) > 0.5:
+        body = body_of(face, bodies)
+        if body is not None:
             out[face.id] = out[body.id]
     return out
+
+
+def body_of(face: Character, bodies: Sequence[Character]) -> Character | None:
+    """The body a face belongs to: the one holding most of it, when that is over half."""
+    body = max(bodies, key=lambda b: face.bbox.coverage_by(b.bbox), default=None)
+    return body if body is not None and face.bbox.coverage_by(body.bbox) > 0.5 else None

@@ -211,7 +211,7 @@ def pair_features(u: BalloonFacts, v: BalloonFacts, lag: int, page_side: float) 
     shift = abs(u.anchor_x - v.anchor_x)
     same_side = float((u.anchor_x < 0.5) == (v.anchor_x < 0.5))
     both_tailed = float(u.tailed and v.tailed)
-    hangs = float(same_panel and lag == 1 and _hangs_under(u.balloon.bbox, v.balloon.bbox, 0.012 * page_side))
+    hangs = float(same_panel and lag == 1 and hangs_under(u.balloon.bbox, v.balloon.bbox, 0.012 * page_side))
     question = float(u.question and lag == 1)
     return [
         float(bool(u.addressed & v.addressed)),
@@ -384,8 +384,9 @@ def _cosine(a: Counter[str], b: Counter[str]) -> float:
     return num / den if den else 0.0
 
 
-def _hangs_under(a: BBox, b: BBox, gap: float) -> bool:
-    """``b`` hangs under ``a`` (one speaker's balloon chain), not beside it."""
+def hangs_under(a: BBox, b: BBox, gap: float) -> bool:
+    """``b`` hangs under ``a`` within ``gap`` pixels (one speaker's balloon chain, a
+    continuation), not beside it (side by side is an exchange)."""
     overlap_x = min(a.x1, b.x1) - max(a.x0, b.x0)
     stacked = b.center.y > a.y1 - 0.25 * a.height and overlap_x > 0.3 * min(a.width, b.width)
     grown = BBox(b.x0 - gap, b.y0 - gap, b.x1 + gap, b.y1 + gap)

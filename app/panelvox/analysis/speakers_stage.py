@@ -33,11 +33,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from panelvox.analysis.identity import body_of
 from panelvox.analysis.speaker_identity import (
     BalloonFacts,
     PairModel,
     balloon_facts,
     group_persons,
+    hangs_under,
     membership,
     page_pairs,
 )
@@ -148,12 +150,8 @@ def as_persons(
     for c in chars:
         cluster = cluster_of.get(c.id) or others.get(c.cluster or c.id)
         if c.kind == "face":  # a face shares its body's person
-            body = max(
-                (b for b in chars if b.kind == "body" and b.panel == c.panel),
-                key=lambda b: c.bbox.coverage_by(b.bbox),
-                default=None,
-            )
-            if body is not None and c.bbox.coverage_by(body.bbox) > 0.5:
+            body = body_of(c, [b for b in chars if b.kind == "body" and b.panel == c.panel])
+            if body is not None:
                 cluster = cluster_of.get(body.id) or others.get(body.cluster or body.id)
         out_chars.append(replace(c, cluster=cluster))
     speakers = tuple(new_links.get(link.balloon, link) for link in analysis.speakers)
@@ -229,7 +227,7 @@ def _choose(
         best, margin = _by_tail(tip, tail.direction_deg, cands, p, p.ray_reach * gap / p.touch_gap)
         conf = 0.5 + 0.45 * tail.confidence * margin
         return SpeakerLink(block.id, best.id, round(min(0.95, conf), 3), SpeakerReason.TAIL, STAGE)
-    if prev is not None and prev[1] is not None and _touch(prev[0].bbox, block.bbox, gap):
+    if prev is not None and prev[1] is not None and hangs_under(prev[0].bbox, block.bbox, gap):
         return SpeakerLink(block.id, prev[1], 0.6, SpeakerReason.CONTINUATION, STAGE)
     anchor = Point(block.bbox.center.x, block.bbox.y1)
     ranked = sorted(cands, key=lambda c: _below_distance(anchor, c.bbox))
@@ -294,13 +292,6 @@ def _below_distance(pt: Point, box: BBox) -> float:
 def _margin(anchor: Point, ranked: Sequence[Character]) -> float:
     d0, d1 = _below_distance(anchor, ranked[0].bbox), _below_distance(anchor, ranked[1].bbox)
     return min(1.0, (d1 - d0) / max(d1, 1.0))
-
-
-def _touch(a: BBox, b: BBox, gap: float) -> bool:
-    """``b`` hangs under ``a`` (a continuation), not beside it (side by side is an exchange)."""
-    overlap_x = min(a.x1, b.x1) - max(a.x0, b.x0)
-    stacked = b.center.y > a.y1 - 0.25 * a.height and overlap_x > 0.3 * min(a.width, b.width)
-    return stacked and a.intersection(_grown(b, 0.0, gap)) > 0
 
 
 def _grown(box: BBox, share: float, pixels: float = 0.0) -> BBox:

@@ -135,14 +135,9 @@ def self_introductions(text: str) -> list[str]:
     return out
 
 
-def _key(name: str) -> str:
-    """Mentions of one person share their first word ("STEENIE STEENSON" ~ "STEENIE")."""
-    return name.split()[0].casefold()
-
-
 def name_key(name: str) -> str:
-    """The key mentions of one person share: their first word, case-folded."""
-    return _key(name)
+    """Mentions of one person share their first word, case-folded ("STEENIE STEENSON" ~ "STEENIE")."""
+    return name.split()[0].casefold()
 
 
 @functools.cache
@@ -164,7 +159,7 @@ def is_name_word(token: str, words: WordList, known: Iterable[str] = ()) -> bool
     stammer, a dictionary word or anything without a vowel; a name the book lists (ComicInfo)
     or the user gave always can."""
     key = token.strip("'-").casefold()
-    if key in {_key(k) for k in known}:
+    if key in {name_key(k) for k in known}:
         return True
     if len(key) < 3 or not re.fullmatch(r"[a-z][a-z'\-]*[a-z]", key) or not re.search(r"[aeiouy]", key):
         return False
@@ -185,13 +180,13 @@ class Mention:
 
     @property
     def key(self) -> str:
-        return _key(self.name)
+        return name_key(self.name)
 
 
 def display_name(name: str, known: Iterable[str] = ()) -> str:
     """How a name is said: the book's own spelling ("Dougal MacCallum"), else title case."""
-    spelled = {_key(k): " ".join(k.split()) for k in known if k.strip()}
-    return spelled.get(_key(name)) or _key(name).title()
+    spelled = {name_key(k): " ".join(k.split()) for k in known if k.strip()}
+    return spelled.get(name_key(name)) or name_key(name).title()
 
 
 def page_mentions(analysis: PageAnalysis, words: WordList, known: Sequence[str] = ()) -> list[Mention]:
