@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from panelvox import __version__, paths
-from panelvox.cli import analyze, ask, describe, doctor, info, models, names, narrate, read
+from panelvox.cli import analyze, ask, describe, doctor, export, info, models, names, narrate, read
 from panelvox.cli import eval as eval_command
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
@@ -28,7 +28,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 _HANDLER_NAME = "panelvox-cli"
 #: the subcommands, in the order --help lists them
-_COMMANDS = (info, eval_command, analyze, narrate, read, models, describe, ask, names, doctor)
+_COMMANDS = (info, eval_command, analyze, narrate, export, read, models, describe, ask, names, doctor)
 
 
 def _setup_logging(verbose: bool) -> None:

@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from panelvox.books import Book, open_book
+from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 from panelvox.names.stores import NameStore
 from panelvox.pages import PageService
+from panelvox.pages.opening import open_book_pages
 
 
 class UsageError(PanelvoxError):
     """The command line asks for something impossible (a page out of range…)."""
 
 
-@contextmanager
 def open_pages(
     book_path: Path, *, direction: ReadingDirection | None = None, store: NameStore | None = None
-) -> Iterator[PageService[Book]]:
+) -> AbstractContextManager[PageService[Book]]:
     """The book at ``book_path`` read through the page service: the default pipeline with
     the disk cache, the book's names with the user's store; learned names are kept on exit."""
-    from panelvox.analysis.cache import PageAnalyzer
-    from panelvox.analysis.pipeline import default_stages
-    from panelvox.names.book_names import BookNames
-
-    with open_book(book_path, direction_override=direction) as book:
-        pages = PageService(
-            book,
-            PageAnalyzer.with_default_cache(default_stages()),
-            BookNames.for_book(book, store if store is not None else NameStore()),
-        )
-        try:
-            yield pages
-        finally:
-            pages.save_names()
+    return open_book_pages(book_path, direction=direction, store=store)
 
 
 def check_page(number: int, page_count: int) -> None:
