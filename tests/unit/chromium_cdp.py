@@ -4,6 +4,7 @@ keyboard the way a person does (real key events, real focus)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -125,21 +126,17 @@ class Browser:
     def axe(self) -> dict[str, Any]:
         """axe-core's results for the WCAG 2.2 A and AA rules (and the 2.0/2.1 ones)."""
         self.evaluate(AXE.read_text(encoding="utf-8") + "; true")
-        tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]
-        return dict(
-            self.evaluate(
-                "axe.run(document, {runOnly: {type: 'tag', values: %s}})"
-                ".then(r => ({violations: r.violations.map(v => ({id: v.id, help: v.help, "
-                "nodes: v.nodes.map(n => n.target.join(' '))})), passes: r.passes.length}))"
-                % json.dumps(tags)
-            )
+        tags = json.dumps(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"])
+        script = (
+            "axe.run(document, {runOnly: {type: 'tag', values: TAGS}})"
+            ".then(r => ({violations: r.violations.map(v => ({id: v.id, help: v.help, "
+            "nodes: v.nodes.map(n => n.target.join(' '))})), passes: r.passes.length}))"
         )
+        return dict(self.evaluate(script.replace("TAGS", tags)))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):
             self.call("Browser.close")
-        except RuntimeError:
-            pass
         self.proc.wait(timeout=20)
         os.close(self._to_chrome)
         os.close(self._from_chrome)
