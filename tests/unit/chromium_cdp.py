@@ -33,7 +33,7 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="panelvox-chromium-")
         to_chrome_r, self._to_chrome = os.pipe()
         self._from_chrome, from_chrome_w = os.pipe()
-        # the pipe protocol reads commands on fd 3 and writes replies on fd 4: the shell
+        # the pipe protocol reads commands on fd 3 and writes replies on fd 4: bash (dash cannot name fds above 9)
         # moves our pipe ends there before it becomes Chromium
         args = [
             "--headless=new",
@@ -47,10 +47,10 @@ class Browser:
             "about:blank",
         ]
         self.proc = subprocess.Popen(
-            ["sh", "-c", f'exec 3<&{to_chrome_r} 4>&{from_chrome_w}; exec chromium "$@"', "sh", *args],
+            ["bash", "-c", f'exec 3<&{to_chrome_r} 4>&{from_chrome_w}; exec chromium "$@"', "bash", *args],
             pass_fds=(to_chrome_r, from_chrome_w),
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=open(os.path.join(self.profile, "stderr.log"), "wb"),  # noqa: SIM115
         )
         os.close(to_chrome_r)
         os.close(from_chrome_w)
@@ -81,7 +81,8 @@ class Browser:
         while b"\0" not in self._buffer:
             chunk = os.read(self._from_chrome, 1 << 20)
             if not chunk:
-                raise RuntimeError("chromium closed the pipe")
+                log = Path(self.profile, "stderr.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"chromium closed the pipe: {log}")
             self._buffer += chunk
         raw, _, self._buffer = self._buffer.partition(b"\0")
         return dict(json.loads(raw))
