@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 
+from panelvox import paths
 from panelvox.books.naming import natural_key
 from panelvox.errors import PanelvoxError
 from panelvox.export.book_export import ExportFormat, ExportOptions, export_pages
@@ -84,6 +85,7 @@ def export_one(job: BookJob) -> BookResult:
 
     A module-level function: worker processes and Dask workers run it by name.
     """
+    _log_to_file()
     start = time.monotonic()
     count = 0
 
@@ -107,6 +109,23 @@ def export_one(job: BookJob) -> BookResult:
             _("Something went wrong: {error}.").format(error=type(exc).__name__),
         )
     return BookResult(job.book, count, time.monotonic() - start)
+
+
+def _log_to_file() -> None:
+    """In a worker process (or on a Dask worker) that logs nowhere yet: the details of a bad
+    book go to the log file, never to the terminal a screen reader is reading."""
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    try:
+        folder = paths.state_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(folder / "panelvox.log", encoding="utf-8")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
 
 
 def plan(books: list[Path], out_dir: Path, options: ExportOptions) -> tuple[list[BookJob], list[Path]]:
