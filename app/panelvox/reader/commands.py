@@ -41,6 +41,7 @@ class Command(Enum):
     LARGE_TEXT = "large-text"
     HIGH_CONTRAST = "high-contrast"
     OPEN = "open"
+    EXPORT = "export"
     SETTINGS = "settings"
     HELP = "help"
     QUIT = "quit"
@@ -114,6 +115,8 @@ def keymap() -> tuple[KeyBinding, ...]:
         b(C.HIGH_CONTRAST, ("Ctrl+H",), _("Control H"), _("high contrast on or off")),
         # Translators: F1 help; the keys for "open a book".
         b(C.OPEN, ("Ctrl+O",), _("Control O"), _("open a book")),
+        # Translators: F1 help; the keys for "export this book".
+        b(C.EXPORT, ("Ctrl+E",), _("Control E"), _("export this book as a web page, e-book or audio")),
         # Translators: F1 help; the keys for "settings".
         b(C.SETTINGS, ("Ctrl+,",), _("Control comma"), _("settings")),
         # Translators: F1 help; the key for "key help".

@@ -40,7 +40,15 @@ log = logging.getLogger(__name__)
 _IMAGE_CACHE = 3
 #: Commands the window runs itself (they open dialogs or end the program).
 _VIEW_COMMANDS = frozenset(
-    {Command.GO_TO_PAGE, Command.OPEN, Command.SETTINGS, Command.QUIT, Command.ASK, Command.RENAME}
+    {
+        Command.GO_TO_PAGE,
+        Command.OPEN,
+        Command.EXPORT,
+        Command.SETTINGS,
+        Command.QUIT,
+        Command.ASK,
+        Command.RENAME,
+    }
 )
 #: Commands whose work runs on the describe thread (started on first use: most readers never add a model).
 _DESCRIBE_COMMANDS = frozenset({Command.DESCRIBE, Command.ASK})
@@ -98,6 +106,7 @@ class MainWindow(QMainWindow):
         self._describe_worker: DescribeWorker | None = None
         self.open_dialog: QFileDialog | None = None
         self.settings_dialog: QWidget | None = None
+        self.export_dialog: QWidget | None = None
         self._build_menus()
         self.tree.installEventFilter(self)
         self.tree.currentItemChanged.connect(self._tree_moved)
@@ -115,6 +124,8 @@ class MainWindow(QMainWindow):
         # Translators: File submenu of recently opened books.
         self.recent_menu = file_menu.addMenu(_("&Recent books"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        # Translators: File menu item.
+        self.export_action = self._action(file_menu, _("&Export this book…"), Command.EXPORT, "Ctrl+E")
         # Translators: File menu item.
         self._action(file_menu, _("&Settings…"), Command.SETTINGS, "Ctrl+,")
         # Translators: File menu item.
@@ -187,6 +198,7 @@ class MainWindow(QMainWindow):
                 {
                     Command.GO_TO_PAGE: self.ask_page,
                     Command.OPEN: self.ask_open,
+                    Command.EXPORT: self.ask_export,
                     Command.SETTINGS: self.show_settings,
                     Command.QUIT: self.close,
                     Command.ASK: self.ask_question,
@@ -261,6 +273,18 @@ class MainWindow(QMainWindow):
         )
         dialog.fileSelected.connect(lambda p: self.open_path(Path(p)))
         self.open_dialog = dialog
+        dialog.open()
+
+    def ask_export(self) -> None:
+        book = self.controller.book
+        if book is None:
+            self.controller.run(Command.NEXT_PAGE)  # says that no book is open
+            return
+        from panelvox.ui.export_dialog import ExportDialog
+
+        dialog = ExportDialog(book.path, self.controller.say_message, self)
+        dialog.finished.connect(lambda _r: self.tree.setFocus())
+        self.export_dialog = dialog
         dialog.open()
 
     def show_settings(self) -> None:
