@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,12 +15,12 @@ import numpy as np
 from panelvox.cli.common import check_range, open_pages, parse_pages
 from panelvox.errors import PanelvoxError
 from panelvox.export.audio_export import Chapter, write_audio, write_cue
+from panelvox.export.page_audio import PageRenderer, heading, page_chapter_title
 from panelvox.export.transcript import transcript_lines
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis, ReadingDirection
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind, Verbosity, load_prefs
 from panelvox.narration.script import Utterance, page_overview, page_voices, script_page, to_request
-from panelvox.speech.backend import Priority
 from panelvox.speech.voices import VoiceManifest, load_manifest
 
 log = logging.getLogger(__name__)
@@ -120,7 +119,7 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
                     progress.clear()
                     out.write("\n".join(transcript_lines(overview, utterances)) + "\n")
                     out.flush()
-                spoken = [_page_heading(overview), *utterances]
+                spoken = [heading(overview), *utterances]
                 if audio is not None:
                     audio.add_page(number, spoken)
                 if speaker is not None:
@@ -145,51 +144,38 @@ def _prefs(opts: NarrateOptions) -> NarrationPrefs:
     return prefs
 
 
-def _page_heading(overview: str) -> Utterance:
-    return Utterance(UtteranceKind.NOTICE, overview, overview, priority=Priority.NORMAL)
-
-
 class _AudioWriter:
-    """Renders utterances through a PCM engine into one file per page or one per book."""
+    """Renders pages through a PCM engine into one file per page or one per book."""
 
     def __init__(
         self, opts: NarrateOptions, prefs: NarrationPrefs, manifest: VoiceManifest, *, title: str
     ) -> None:
-        from panelvox.speech.backends.file_backend import FileBackend, engine_by_name
-
-        engine = engine_by_name(opts.backend) if opts.backend else None
-        self.file = FileBackend(engine)
-        self.opts, self.prefs, self.manifest, self.title = opts, prefs, manifest, title
-        self.caps = self.file.capabilities
+        self.renderer = PageRenderer(prefs, backend=opts.backend, manifest=manifest)
+        self.opts, self.title = opts, title
         self.pages: list[tuple[int, np.ndarray]] = []
         self.written: list[Path] = []
 
     def add_page(self, number: int, utterances: Sequence[Utterance]) -> None:
-        cancel = threading.Event()
-        voices = page_voices(utterances, self.manifest)
-        for utt in utterances:
-            self.file.speak(to_request(utt, self.prefs, self.caps, self.manifest, voices), cancel)
-        audio, _marks = self.file.take()
+        audio = self.renderer.render(utterances).samples
         if self.opts.audio_dir is not None:
             name = f"page-{number:03d}.{self.opts.audio_format}"
-            self.written.append(write_audio(self.opts.audio_dir / name, audio, self.file.sample_rate))
+            self.written.append(write_audio(self.opts.audio_dir / name, audio, self.renderer.sample_rate))
         if self.opts.wav is not None:
             self.pages.append((number, audio))
 
     def finish(self) -> list[Path]:
         if self.opts.wav is not None and self.pages:
-            rate = self.file.sample_rate
+            rate = self.renderer.sample_rate
             chapters, start = [], 0
             for number, audio in self.pages:
-                # Translators: the chapter name of one page in an exported audio book.
-                chapters.append(Chapter(_("Page {n}").format(n=number), start))
+                chapters.append(Chapter(page_chapter_title(number), start))
                 start += audio.size
             path = write_audio(self.opts.wav, np.concatenate([a for _n, a in self.pages]), rate)
             self.written.append(path)
             if len(self.pages) > 1:
                 cue = path.with_suffix(".cue")
                 self.written.append(write_cue(cue, path.name, chapters, rate, title=self.title))
-        self.file.terminate()
+        self.renderer.close()
         return self.written
 
 
