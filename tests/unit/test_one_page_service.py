@@ -1,7 +1,7 @@
 """One way to read a page: every consumer calls a person the same thing.
 
 A book with a ComicInfo character and a user's rename, read by `panelvox analyze --json`,
-`panelvox narrate --text`, `panelvox names`, the reader (controller with a spy backend) and
+`panelvox narrate --text`, `panelvox names`, `panelvox export`, the reader (controller with a spy backend) and
 the eval's scoring of what the listener hears: the same names everywhere. The pipeline is
 one fixed stage (the stages are tested elsewhere); everything after it is the real code.
 """
@@ -79,6 +79,20 @@ def test_every_consumer_says_the_same_names(book: Path, capsys: pytest.CaptureFi
     assert main(["names", str(book)]) == 0
     listed = capsys.readouterr().out
     assert "p1:c1  Steenie (given by you)" in listed and "p1:c2  Dougal MacCallum (from the text)" in listed
+
+    # the exports: the name the narration says plainly, on the block it says it for; the one it
+    # says as "probably" (a name read from the text) is not written as a fact
+    out = book.with_name("two-export")
+    assert main(["export", str(book), "--format", "divina", "--out", str(out)]) == 0
+    assert main(["export", str(book), "--format", "html", "--out", str(out / "two.html")]) == 0
+    guided = json.loads((out / "guided.json").read_text(encoding="utf-8"))["guided"][0]
+    blocks = guided["children"][0]["children"]
+    assert [(b["text"]["plain"], b.get("character")) for b in blocks] == [
+        ("Dougal, come here!", ["Steenie"]),
+        ("What is it?", None),
+    ]
+    page = (out / "two.html").read_text(encoding="utf-8")
+    assert "Steenie: Dougal, come here!" in page and "Probably Dougal MacCallum: What is it?" in page
 
     spy = SpyBackend()
     queue = SpeechQueue([spy])
