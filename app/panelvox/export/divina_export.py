@@ -101,11 +101,8 @@ class DivinaWriter:
         blocks = [self._block(line, page, image, audio, spans) for line in section.lines if line.block]
         if section.panel is None:
             return {"children": blocks} if blocks else None  # lettering outside every panel
-        out: dict[str, Any] = (
-            {"role": ["panel"], "imgref": image + fragment(section.bbox, page.width, page.height)}
-            if section.bbox
-            else {"role": ["panel"], "imgref": image}
-        )
+        where = fragment(section.bbox, page.width, page.height) if section.bbox else ""
+        out: dict[str, Any] = {"role": ["panel"], "imgref": image + where}
         if blocks:
             out["children"] = blocks
         return out
