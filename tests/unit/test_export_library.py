@@ -147,3 +147,18 @@ def test_dask_cluster_exports_the_library_and_resumes_after_a_kill(
     assert main(args) == 1
     _complete(again)
     assert {k: v for k, v in _outputs(again).items() if k in survived} == survived
+
+
+def test_a_finished_book_is_kept_and_a_half_written_one_starts_again(library: Path, tmp_path: Path) -> None:
+    """What a killed run leaves: one book finished, one half-written under its hidden name."""
+    out = tmp_path / "out"
+    out.mkdir()
+    finished = out / "b-one-page.html"
+    finished.write_text("<!-- an earlier run's export -->\n</html>\n", encoding="utf-8")
+    half = out / ".a-late-train.html.4242-abcdef.partial"
+    half.write_text("<!DOCTYPE html><html><body><h1>The Late", encoding="utf-8")
+    report = export_library(library, out, ExportOptions(ExportFormat.HTML))
+    assert [r.book.name for r in report.done] == ["a-late-train.cbz"]
+    assert [p.name for p in report.already] == ["b-one-page.cbz"]
+    assert finished.read_text(encoding="utf-8").startswith("<!-- an earlier run's export -->")
+    _complete(out)

@@ -110,6 +110,7 @@ def write_file_atomic(out: Path, data: bytes) -> Path:
     staging = partial_path(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
+        clear_partials(out)
         staging.write_bytes(data)
         os.replace(staging, out)
     except OSError as exc:
