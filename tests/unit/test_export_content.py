@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from page_fixtures import exchange
@@ -68,3 +69,21 @@ def test_a_silent_panel_keeps_its_place() -> None:
 def test_fragments_are_percentages_of_the_page() -> None:
     assert fragment(BBox(80, 60, 480, 360), 800, 600) == "#xywh=percent:10,10,50,50"
     assert fragment(BBox(-5, 0, 900, 600), 800, 600) == "#xywh=percent:0,0,100,100"
+
+
+def test_a_panel_read_in_two_runs_keeps_unique_heading_ids() -> None:
+    page = exchange("HELLO.", "HI.")
+    loose = replace(page.blocks[0], id="b3", text="THE END", panel=None, order=2, tail=None)
+    page = replace(page, blocks=(page.blocks[0], replace(page.blocks[1], order=3), loose))
+    content = PageContent(
+        1,
+        800,
+        600,
+        "Page 1.",
+        sections(page, page_lines(page, export_prefs(NarrationPrefs()))),
+        b"",
+        "image/jpeg",
+    )
+    assert [s.panel for s in content.sections] == ["p1", None, "p1"]
+    ids = re.findall(r'id="([^"]+)"', page_markup(content, "p.jpg"))
+    assert len(ids) == len(set(ids))

@@ -46,7 +46,9 @@ def line_markup(line: Line) -> str:
     return f'<p class="{" ".join(classes)}">{label}{said}</p>'
 
 
-def section_markup(section: Section, page: int) -> str:
+def section_markup(section: Section, page: int, index: int) -> str:
+    """One panel (or the text outside the panels) under its heading; ``index`` keeps the
+    heading's id unique when a panel's lines come in two runs (text outside panels between)."""
     if section.panel is None and not any(line.block for line in section.lines):
         return "\n".join(line_markup(line) for line in section.lines)  # the page's own notices
     title = (
@@ -60,7 +62,7 @@ def section_markup(section: Section, page: int) -> str:
         # Translators: an exported panel with no lettering.
         f'<p class="notice">{escape(_("No text."))}</p>'
     ]
-    anchor = f"page-{page}-{section.panel}" if section.panel else f"page-{page}-outside"
+    anchor = f"page-{page}-part-{index}"
     return (
         f'<section aria-labelledby="{anchor}">\n<h3 id="{anchor}">{escape(title)}</h3>\n'
         + "\n".join(body)
@@ -76,7 +78,7 @@ def page_markup(page: PageContent, src: str) -> str:
         f'<section id="page-{page.number}" aria-labelledby="page-{page.number}-h">',
         f'<h2 id="page-{page.number}-h">{title}</h2>',
         f'<p><img src="{escape(src)}" alt="{escape(page.overview)}" width="{page.width}" height="{page.height}"/></p>',
-        *(section_markup(s, page.number) for s in page.sections),
+        *(section_markup(s, page.number, i) for i, s in enumerate(page.sections, 1)),
         "</section>",
     ]
     return "\n".join(parts)
