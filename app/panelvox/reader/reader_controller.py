@@ -96,6 +96,7 @@ class ReaderController:
             manifest or VoiceManifest(),
             post=post or (lambda fn: fn()),
             moves_by_focus=moves_by_focus,
+            announce=lambda text: self.listener.announce(text),
         )
         #: say all (Space): reads on from the position, page after page
         self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))

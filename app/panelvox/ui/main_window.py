@@ -7,19 +7,28 @@ keys, runs dialogs, shows pictures and keeps the tree's focus on the reader's po
 from __future__ import annotations
 
 import logging
+import sys
 from collections import OrderedDict
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence
+from PySide6.QtGui import (
+    QAccessible,
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeyEvent,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QInputDialog,
     QLabel,
+    QListWidgetItem,
     QMainWindow,
     QSplitter,
-    QTreeWidgetItem,
     QWidget,
 )
 
@@ -30,6 +39,7 @@ from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position import Level, Position, page_number
 from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.reader.reader_settings import ReaderSettings
+from panelvox.ui.announcer import Announcer, install_notification_role
 from panelvox.ui.job_thread import JobThread, PageImage, Work
 from panelvox.ui.page_view import PageView
 from panelvox.ui.structure_view import StructureView
@@ -45,6 +55,9 @@ _VIEW_COMMANDS = frozenset(
 #: Commands whose work runs on the describe thread (started on first use: most readers never add a model).
 _DESCRIBE_COMMANDS = frozenset({Command.DESCRIBE, Command.ASK})
 BOOK_FILTER = "*.cbz *.cbr *.cb7 *.cbt *.zip *.rar *.7z *.tar *.pdf"
+#: where messages go to the screen reader through AT-SPI (Orca); elsewhere accessible-output2
+#: already hands them to NVDA, JAWS or VoiceOver itself
+_ANNOUNCES_BY_ATSPI = sys.platform.startswith("linux")
 
 
 class _Listener(ReaderListener):
@@ -66,6 +79,9 @@ class _Listener(ReaderListener):
 
     def appearance_changed(self, settings: ReaderSettings) -> None:
         self.window.apply_appearance(settings)
+
+    def announce(self, text: str) -> bool:
+        return self.window.announce(text)
 
 
 class MainWindow(QMainWindow):
@@ -91,6 +107,10 @@ class MainWindow(QMainWindow):
         # Translators: accessible description of the status line.
         self.status.setAccessibleDescription(_("Reading position and analysis progress"))
         self.statusBar().addWidget(self.status, 1)
+        install_notification_role()
+        #: messages for the screen reader (where am I, the keys, errors), shown in the status bar
+        self.announcer = Announcer()
+        self.statusBar().addPermanentWidget(self.announcer)
         self.goto_dialog: QInputDialog | None = None
         self.ask_dialog: QInputDialog | None = None
         self.rename_dialog: QInputDialog | None = None
@@ -331,6 +351,13 @@ class MainWindow(QMainWindow):
         self.tree.show_outline(outline, texts)
         self._show_image(outline.index)
 
+    def announce(self, text: str) -> bool:
+        """Have the screen reader say ``text``; False where it cannot (then Panelvox speaks it)."""
+        if not (_ANNOUNCES_BY_ATSPI and QAccessible.isActive()):
+            return False
+        self.announcer.announce(text)
+        return True
+
     def on_position(self, position: Position, *, focus: bool) -> None:
         outline = self.tree.outline
         if outline is None or outline.index != position.page:
@@ -346,7 +373,7 @@ class MainWindow(QMainWindow):
                 region = outline.steps[position.step].bbox
         self.page_view.set_region(region, (outline.width, outline.height))
 
-    def _tree_moved(self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+    def _tree_moved(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         pos = self.tree.position_of(current)
         if pos is not None:
             self.controller.go_to(pos)
