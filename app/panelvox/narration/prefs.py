@@ -60,8 +60,11 @@ class NarrationPrefs:
     pitch: float = 1.0
     volume: float = 1.0
     uncertainty_cue: UncertaintyCue = UncertaintyCue.WORD
-    #: confidence below which text, speakers and order are announced as uncertain
+    #: confidence below which speakers ("probably") and balloon order are said as guesses
     uncertainty_threshold: float = 0.5
+    #: recognition confidence (a block's least sure line) below which its words get the cue;
+    #: calibrated on the golden scripts so that a cued line is more often wrong than right
+    text_threshold: float = 0.5
     auto_advance: bool = False
     character_voices: bool = True
     backend: str | None = None  # preferred speech backend; None: automatic
