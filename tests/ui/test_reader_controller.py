@@ -15,6 +15,7 @@ from reader_fixtures import PAGES, cheap_analyzer, heard, heard_since, make_book
 
 from panelvox.books import DirectionOverrides
 from panelvox.model import ReadingDirection
+from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue
 from panelvox.reader.commands import Command, help_text, key_table, keymap
 from panelvox.reader.position import Level, Position
 from panelvox.reader.position_store import PositionStore
@@ -352,4 +353,18 @@ def test_with_a_screen_reader_messages_go_through_it(
     c.say_all.start()  # say all needs the end of each line reported: it stays on the speech output
     queue.wait_idle(5)
     assert heard_since(spy, queue, mark)
+    c.close()
+
+
+def test_the_list_item_carries_the_cue_as_a_word_whatever_the_speech_cue(
+    queue: SpeechQueue, book_path: Path
+) -> None:
+    """A screen reader reads the item's name as written: it cannot play Panelvox's tone."""
+    prefs = NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE, text_threshold=0.99)
+    c = ReaderController(queue, cheap_analyzer(), prefs=prefs, persist_settings=False)
+    c.open(book_path)
+    c.analyze_pending()
+    balloon = Position(0, 0, Level.BALLOON)
+    assert [u.text for u in c.position_utterances(balloon)] == ["Page one panel one balloon one."]
+    assert c.position_text(balloon) == "Uncertain: Page one panel one balloon one."
     c.close()
