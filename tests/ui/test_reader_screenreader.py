@@ -148,7 +148,9 @@ def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cach
     assert f"Character 1: {SECOND}" in spoken
     assert sum(SECOND in s for s in spoken) == 1, spoken  # said once, not again as a stop of its own
     assert not [s for s in spoken if re.search(r"\b(expanded|collapsed|tree level)\b", s)], spoken
-    # messages reach the listener through Orca itself, with no "notification" word
+    # messages reach the listener through Orca itself, with no "notification" word; the
+    # opening words, said before Orca knew the window, once it is active
+    assert any(s.startswith("The Late Train, 2 pages.") for s in spoken), spoken
     assert any(s.startswith("The Late Train, page 1 of 2, panel 2 of 3.") for s in spoken), spoken
     assert any(s.startswith("Right arrow or N: next balloon.") for s in spoken), spoken
     assert not [s for s in spoken if "notification" in s.lower()], spoken

@@ -11,7 +11,7 @@ import sys
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt
+from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer
 from PySide6.QtGui import (
     QAccessible,
     QAction,
@@ -87,6 +87,7 @@ class _Listener(ReaderListener):
 class MainWindow(QMainWindow):
     def __init__(self, controller: ReaderController, *, request_image: object = None) -> None:
         super().__init__()
+        self._unsaid: list[str] = []  # messages waiting for the window to be active
         self.controller = controller
         self.keys = key_table()
         self._request_image = request_image  # callable(page) set by the app
@@ -353,10 +354,29 @@ class MainWindow(QMainWindow):
 
     def announce(self, text: str) -> bool:
         """Have the screen reader say ``text``; False where it cannot (then Panelvox speaks it)."""
-        if not (_ANNOUNCES_BY_ATSPI and QAccessible.isActive()):
+        if not _ANNOUNCES_BY_ATSPI:
+            return False
+        if not self.isActiveWindow():
+            # A screen reader takes a new window in when it is activated, and Qt's AT-SPI
+            # bridge starts only then: the greeting waits for that, not for nobody.
+            self._unsaid.append(text)
+            return True
+        if not QAccessible.isActive():
             return False
         self.announcer.announce(text)
         return True
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self._unsaid:
+            text = " ".join(self._unsaid)
+            self._unsaid.clear()
+            # after the screen reader has read the window and its focus, not in the middle
+            QTimer.singleShot(0, lambda: self._say_unsaid(text))
+
+    def _say_unsaid(self, text: str) -> None:
+        if not self.announce(text):  # no AT-SPI after all: Panelvox's own voice says it
+            self.controller.say_message(text)
 
     def on_position(self, position: Position, *, focus: bool) -> None:
         outline = self.tree.outline
