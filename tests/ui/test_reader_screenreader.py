@@ -138,10 +138,11 @@ def test_atspi_tree_has_page_panels_and_balloons(tmp_path: Path, shared_cache: P
 
 
 def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cache: Path) -> None:
-    """Balloons, where am I (W), the keys (F1), a panel and a page turn, as Orca says them."""
+    """Balloons, where am I (W), the keys (F1), the overview (O), a panel, a page turn and
+    the end of the book, as Orca says them."""
     _need("Xvfb", "dbus-run-session", "orca")
-    keys = "Right,Right,w,F1,Down,Next"
-    tree, log = _session(tmp_path, shared_cache, orca=True, keys=keys, expect="Page 2:")
+    keys = "Right,Right,w,F1,o,Down,Next,Next"
+    tree, log = _session(tmp_path, shared_cache, orca=True, keys=keys, expect="End of book.")
     spoken = _spoken(log)
     assert spoken, log[-3000:]
     assert f"Character 1: {BALLOON}" in spoken
@@ -153,6 +154,8 @@ def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cach
     assert any(s.startswith("The Late Train, 2 pages.") for s in spoken), spoken
     assert any(s.startswith("The Late Train, page 1 of 2, panel 2 of 3.") for s in spoken), spoken
     assert any(s.startswith("Right arrow or N: next balloon.") for s in spoken), spoken
+    assert sum(s.startswith("Page 1: 3 panels") for s in spoken) == 2, spoken  # the page, then O
+    assert spoken[-1] == "End of book.", spoken  # Page Down on the last page
     assert not [s for s in spoken if "notification" in s.lower()], spoken
     assert any(s.startswith("Panel 3. Ten minutes later.") for s in spoken), spoken
     assert any(s.startswith("Page 2:") for s in spoken), spoken  # the page turn
