@@ -154,7 +154,10 @@ def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cach
     assert any(s.startswith("The Late Train, 2 pages.") for s in spoken), spoken
     assert any(s.startswith("The Late Train, page 1 of 2, panel 2 of 3.") for s in spoken), spoken
     assert any(s.startswith("Right arrow or N: next balloon.") for s in spoken), spoken
-    assert sum(s.startswith("Page 1: 3 panels") for s in spoken) == 2, spoken  # the page, then O
+    # O: the overview, said next (the page item itself may or may not be said at start, as
+    # Orca takes the window in; Orca's echo of the keys is not matched here)
+    keys_said = next(i for i, s in enumerate(spoken) if s.startswith("Right arrow or N:"))
+    assert spoken[keys_said + 1].startswith("Page 1: 3 panels"), spoken
     assert spoken[-1] == "End of book.", spoken  # Page Down on the last page
     assert not [s for s in spoken if "notification" in s.lower()], spoken
     assert any(s.startswith("Panel 3. Ten minutes later.") for s in spoken), spoken
