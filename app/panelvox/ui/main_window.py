@@ -358,7 +358,8 @@ class MainWindow(QMainWindow):
             return False
         if not self.isActiveWindow():
             # A screen reader takes a new window in when it is activated, and Qt's AT-SPI
-            # bridge starts only then: the greeting waits for that, not for nobody.
+            # bridge starts only then: the greeting waits for that, not for nobody; so does a
+            # message while a dialog or another program is in front.
             self._unsaid.append(text)
             return True
         if not QAccessible.isActive():
