@@ -15,6 +15,7 @@ from reader_fixtures import PAGES, cheap_analyzer, heard, heard_since, make_book
 
 from panelvox.books import DirectionOverrides
 from panelvox.model import ReadingDirection
+from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue
 from panelvox.reader.commands import Command, help_text, key_table, keymap
 from panelvox.reader.position import Level, Position
 from panelvox.reader.position_store import PositionStore
@@ -319,3 +320,51 @@ def test_with_a_screen_reader_moves_are_left_to_the_focus(
     assert moves[-2:] == [(Position(0, 0, Level.BALLOON), True), (Position(0, 2, Level.PANEL), True)]
     _step(c, Command.WHERE_AM_I)  # messages still go through the speech output
     assert heard_since(spy, queue, mark) == ["Test Book, page 1 of 5, panel 2 of 2. 2 text blocks."]
+
+
+def test_with_a_screen_reader_messages_go_through_it(
+    queue: SpeechQueue, spy: SpyBackend, book_path: Path
+) -> None:
+    """W, F1, O, Repeat and errors are handed to the screen reader when the view can."""
+    announced: list[str] = []
+
+    class Announcing(ReaderListener):
+        def announce(self, text: str) -> bool:
+            announced.append(text)
+            return True
+
+    c = ReaderController(queue, cheap_analyzer(), persist_settings=False, moves_by_focus=True)
+    c.listener = Announcing()
+    c.open(book_path)
+    c.analyze_pending()
+    mark = len(heard(spy, queue))
+    for command in (Command.WHERE_AM_I, Command.HELP, Command.OVERVIEW, Command.REPEAT):
+        _step(c, command)
+    c.go_to_page(99)
+    queue.wait_idle(5)
+    assert heard_since(spy, queue, mark) == []  # nothing beside the screen reader
+    assert announced[-5:] == [
+        "Test Book, page 1 of 5. 4 text blocks.",
+        help_text(),
+        "Page 1: 2 panels, 4 balloons.",
+        "Page 1: 2 panels, 4 balloons.",
+        "There is no page 99. This book has pages 1 to 5.",
+    ]
+    c.say_all.start()  # say all needs the end of each line reported: it stays on the speech output
+    queue.wait_idle(5)
+    assert heard_since(spy, queue, mark)
+    c.close()
+
+
+def test_the_list_item_carries_the_cue_as_a_word_whatever_the_speech_cue(
+    queue: SpeechQueue, book_path: Path
+) -> None:
+    """A screen reader reads the item's name as written: it cannot play Panelvox's tone."""
+    prefs = NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE, text_threshold=0.99)
+    c = ReaderController(queue, cheap_analyzer(), prefs=prefs, persist_settings=False)
+    c.open(book_path)
+    c.analyze_pending()
+    balloon = Position(0, 0, Level.BALLOON)
+    assert [u.text for u in c.position_utterances(balloon)] == ["Page one panel one balloon one."]
+    assert c.position_text(balloon) == "Uncertain: Page one panel one balloon one."
+    c.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
+from PySide6.QtGui import QAccessible, QDropEvent
 from pytestqt.qtbot import QtBot
 from reader_fixtures import cheap_analyzer, make_book
 
@@ -44,9 +44,7 @@ def _heard(r: Reader, spy: SpyBackend) -> list[str]:
 def _open(qtbot: QtBot, r: Reader, path: Path) -> None:
     assert r.window.open_path(path)
     qtbot.waitUntil(lambda: r.controller.outline(r.controller.position.page).ready, timeout=10_000)
-    qtbot.waitUntil(
-        lambda: r.window.tree.topLevelItemCount() == 1 and r.window.tree.topLevelItem(0).childCount() > 0
-    )
+    qtbot.waitUntil(lambda: r.window.tree.count() > 1)
 
 
 def _key(
@@ -64,19 +62,19 @@ def test_keys_move_and_tree_names_are_what_is_heard(
     _key(qtbot, reader, Qt.Key.Key_Right)
     heard = _heard(reader, spy)
     assert heard[-1] == "Page one panel one balloon one."
-    assert reader.window.tree.currentItem().text(0) == heard[-1]
+    assert reader.window.tree.currentItem().text() == heard[-1]
     _key(qtbot, reader, Qt.Key.Key_N)
     assert _heard(reader, spy)[-1] == "Page one panel one balloon two."
     _key(qtbot, reader, Qt.Key.Key_N, Qt.KeyboardModifier.ShiftModifier)
     assert reader.controller.position == Position(0, 2, Level.PANEL)
-    current = reader.window.tree.currentItem().text(0)
+    current = reader.window.tree.currentItem().text()
     assert current == "Panel 2. Page one panel two balloon one. Page one panel two balloon two."
     assert " ".join(_heard(reader, spy)[-3:]) == current
     _key(qtbot, reader, Qt.Key.Key_Up)
     assert _heard(reader, spy)[-3] == "Panel 1."
     _key(qtbot, reader, Qt.Key.Key_P)
     assert _heard(reader, spy)[-1] == "Page 1: 2 panels, 4 balloons."
-    assert reader.window.tree.currentItem().text(0) == "Page 1: 2 panels, 4 balloons."
+    assert reader.window.tree.currentItem().text() == "Page 1: 2 panels, 4 balloons."
     names = reader.window.tree.names()
     assert names[0] == (0, "Page 1: 2 panels, 4 balloons.")
     assert [d for d, _n in names] == [0, 1, 2, 2, 1, 2, 2]
@@ -89,7 +87,7 @@ def test_page_keys_broken_page_and_end(qtbot: QtBot, reader: Reader, spy: SpyBac
     qtbot.waitUntil(lambda: _heard(reader, spy)[-1] == "Page 2: 2 panels, 4 balloons.")
     _key(qtbot, reader, Qt.Key.Key_PageDown)
     qtbot.waitUntil(lambda: _heard(reader, spy)[-1] == "Page 3 is not a picture.")
-    assert reader.window.tree.currentItem().text(0) == "Page 3 is not a picture."
+    assert reader.window.tree.currentItem().text() == "Page 3 is not a picture."
     _key(qtbot, reader, Qt.Key.Key_Right)  # the broken page has nothing inside: on to page 4
     qtbot.waitUntil(lambda: _heard(reader, spy)[-1] == "Page 4: 2 panels, 4 balloons.")
     _key(qtbot, reader, Qt.Key.Key_End)
@@ -171,7 +169,7 @@ def test_resume_after_restart(qtbot: QtBot, spy: SpyBackend, tmp_path: Path) -> 
         assert again.controller.position == Position(1, 0, Level.BALLOON)
         qtbot.waitUntil(lambda: _heard(again, spy)[-1] == "Page two panel one balloon one.")
         assert "Test Book, 5 pages. Resuming at page 2 of 5." in _heard(again, spy)
-        assert again.window.tree.currentItem().text(0) == "Page two panel one balloon one."
+        assert again.window.tree.currentItem().text() == "Page two panel one balloon one."
     finally:
         again.close()
 
@@ -276,6 +274,26 @@ def test_real_pipeline_on_a_drawn_page(qtbot: QtBot, spy: SpyBackend) -> None:
         _key(qtbot, r, Qt.Key.Key_Right)
         heard = _heard(r, spy)[-1]
         assert "Good morning" in heard and "train" in heard
-        assert r.window.tree.currentItem().text(0) == r.controller.position_text()
+        assert r.window.tree.currentItem().text() == r.controller.position_text()
     finally:
         r.close()
+
+
+def test_the_structure_is_a_flat_list_and_messages_a_status_bar_notification(
+    qtbot: QtBot, reader: Reader, tmp_path: Path
+) -> None:
+    """No item can be opened or closed (no "expanded"); the announcer has the notification
+    role Orca speaks, inside the status bar, where Orca says no role name."""
+    _open(qtbot, reader, make_book(tmp_path / "Test Book.cbz"))
+    tree = QAccessible.queryAccessibleInterface(reader.window.tree)
+    assert tree is not None and tree.role() is QAccessible.Role.List
+    for i in range(tree.childCount()):
+        child = tree.child(i)
+        assert child is not None
+        state = child.state()
+        assert not (state.expandable or state.expanded or state.collapsed)
+    announcer = QAccessible.queryAccessibleInterface(reader.window.announcer)
+    assert announcer is not None and announcer.role() is QAccessible.Role.Notification
+    assert announcer.parent() is not None and announcer.parent().role() is QAccessible.Role.StatusBar
+    reader.window.announcer.announce("Hello.")
+    assert reader.window.announcer.label.text() == "Hello." and reader.window.announcer.isVisible()

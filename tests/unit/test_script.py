@@ -16,6 +16,7 @@ from panelvox.model import (
     ReadingDirection,
     SpeakerLink,
     SpeakerReason,
+    TextLine,
 )
 from panelvox.narration.prefs import (
     NarrationPrefs,
@@ -34,8 +35,10 @@ from panelvox.narration.script import (
     page_overview,
     page_voices,
     script_page,
+    text_confidence,
     to_request,
     where_am_i,
+    word_cued,
 )
 from panelvox.speech.backend import Capabilities, Priority, Voice
 
@@ -185,7 +188,30 @@ def test_order_uncertainty_and_notices_are_spoken() -> None:
     assert Flag.ORDER_UNCERTAIN in utts[1].flags
     blocks = tuple(replace(b, order_confidence=0.2) if b.id == "b3" else b for b in a.blocks)
     utts = script_page(replace(a, blocks=blocks), NarrationPrefs())
-    assert "The order of the balloons in this panel is unclear." in [u.text for u in utts]
+    # a short cue in the panel's first line, not a stop of its own before the balloons
+    assert [u.text for u in utts][2:4] == [
+        "Order unclear. Meanwhile, in the valley.",
+        "Steenie: Who are you?",
+    ]
+    assert Flag.ORDER_UNCERTAIN in utts[2].flags
+    steps = group_by_unit(utts, ReadingUnit.BALLOON)
+    assert [len(s) for s in steps] == [3, 1, 1, 1, 1, 1]  # page notices ride with the first balloon
+    full = script_page(replace(a, blocks=blocks), NarrationPrefs(verbosity=Verbosity.FULL))
+    assert full[2].text == "Panel 1. Order unclear. Caption: Meanwhile, in the valley."
+
+
+def test_order_cue_goes_to_the_first_line_heard() -> None:
+    """A skipped first block hands the cue on; a panel with one line heard has no order to doubt."""
+    a = page()
+    blocks = tuple(replace(b, order_confidence=0.2) if b.id == "b5" else b for b in a.blocks)
+    texts = [u.text for u in script_page(replace(a, blocks=blocks), NarrationPrefs())]
+    assert "Order unclear. Sound: Krakoom!" in texts
+    no_sfx = NarrationPrefs(kinds=frozenset(UtteranceKind) - {UtteranceKind.SFX})
+    texts = [u.text for u in script_page(replace(a, blocks=blocks), no_sfx)]
+    assert "Order unclear. Steenie thinks: He lies." in texts
+    one = tuple(b for b in blocks if b.id != "b6")
+    texts = [u.text for u in script_page(replace(a, blocks=one), no_sfx)]
+    assert not any("Order unclear" in t for t in texts)
 
 
 def test_empty_pages_say_so() -> None:
@@ -261,3 +287,51 @@ def test_damaged_or_odd_settings_fall_back_to_defaults() -> None:
         json.dumps({"narration": {"rate": "fast", "verbosity": "full", "nonsense": 1}}), encoding="utf-8"
     )
     assert load_prefs() == NarrationPrefs(verbosity=Verbosity.FULL)
+
+
+def _lined(
+    conf_lines: tuple[float, ...], block_conf: float, kind: BalloonKind = BalloonKind.SPEECH
+) -> PageAnalysis:
+    """One block whose lines are recognised with ``conf_lines``; the block's own confidence
+    (lines times balloon outline) is ``block_conf``."""
+    lines = tuple(
+        TextLine(f"l{i}", BBox(10, 10 + 10 * i, 60, 18 + 10 * i), "WORDS", c, "test")
+        for i, c in enumerate(conf_lines)
+    )
+    block = replace(
+        _block("b1", kind, "WORDS WORDS", "p1", 1, conf=block_conf), lines=tuple(ln.id for ln in lines)
+    )
+    return replace(page(), panels=(_panel("p1", 1, 0),), blocks=(block,), lines=lines, speakers=())
+
+
+def test_the_word_cue_follows_the_least_sure_line_not_the_balloon_outline() -> None:
+    # an untraced balloon (low block confidence) with well-read words: said plainly
+    sure = _lined((0.95, 0.9), block_conf=0.3)
+    assert text_confidence(sure, sure.blocks[0]) == 0.9
+    assert [u.text for u in script_page(sure, NarrationPrefs())] == ["Words words"]
+    # one badly read line is enough to doubt the block
+    unsure = _lined((0.95, 0.3), block_conf=0.8)
+    (utt,) = script_page(unsure, NarrationPrefs())
+    assert utt.text == "Uncertain: Words words" and utt.uncertain
+    assert not script_page(unsure, NarrationPrefs(text_threshold=0.2))[0].uncertain
+
+
+def test_no_cue_for_sound_effects_speaker_guesses_or_unreadable_balloons() -> None:
+    sfx = _lined((0.2,), block_conf=0.2, kind=BalloonKind.SFX)
+    (utt,) = script_page(sfx, NarrationPrefs())
+    assert utt.text == "Sound: Words words" and not utt.uncertain
+    # "probably" already says the speaker is a guess: no tone or voice change on top
+    guess = script_page(page(), NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE))[2]
+    assert guess.text == "Probably the stranger: A friend." and not guess.uncertain
+    caps = Capabilities(can_tone=True)
+    assert not to_request(guess, NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE), caps).tone_before
+    blank = replace(page(), blocks=(replace(page().blocks[1], text="", confidence=0.1),))
+    (utt,) = script_page(blank, NarrationPrefs())
+    assert utt.text == "Steenie: a balloon whose text could not be read" and not utt.uncertain
+
+
+def test_word_cued_gives_the_word_where_the_cue_cannot_be_a_tone_or_voice() -> None:
+    last = script_page(page(), NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE))[-1]
+    assert word_cued(last, NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE)) == "Uncertain: Someone: Grblx"
+    worded = script_page(page(), NarrationPrefs())[-1]
+    assert word_cued(worded, NarrationPrefs()) == "Uncertain: Someone: Grblx"  # never twice

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from panelvox.eval.cue_calibration import cue_metrics
 from panelvox.eval.dialogue_metrics import mean_of
 from panelvox.eval.metrics import Counts, OcrCounts, average_precision
 from panelvox.eval.page_scoring import Group, PageRecord
@@ -33,25 +34,36 @@ GROUP_METRICS: Mapping[Group, tuple[str, ...]] = {
     Group.SPEAKERS: ("speakers.recall@text", "speakers.HDS", "speakers.HDS_text", "speakers.HDS_name"),
     Group.IDENTITY: ("characters.AMI", "characters.NMI"),
     Group.NARRATION: ("narration.pages_quoting_absent_text", "narration.unsupported_quote_rate"),
-    Group.SCRIPT: tuple(
-        f"script.{m}"
-        for m in (
-            "attribution",
-            "turns",
-            "named_precision",
-            "sure_name_precision",
-            "guess_precision",
-            "named_recall",
-            "names_said",
-            "guesses_said",
-            "found_rate",
-            "in_order_rate",
-            "exact_rate",
-            "kind_right_rate",
-            "junk_rate",
-            "baseline.attribution",
-            "baseline.turns",
-        )
+    Group.SCRIPT: (
+        *(
+            f"script.{m}"
+            for m in (
+                "attribution",
+                "turns",
+                "named_precision",
+                "sure_name_precision",
+                "guess_precision",
+                "named_recall",
+                "names_said",
+                "guesses_said",
+                "found_rate",
+                "in_order_rate",
+                "exact_rate",
+                "kind_right_rate",
+                "junk_rate",
+                "baseline.attribution",
+                "baseline.turns",
+            )
+        ),
+        # the uncertainty cue: how often a line said with it, or plainly, is wrong
+        "cue.cued_share",
+        "cue.cued_wrong",
+        "cue.plain_wrong",
+        "cue.wrong_cued",
+        "cue.text_cued_wrong",
+        "cue.text_plain_wrong",
+        "cue.speaker_cued_wrong",
+        "cue.speaker_plain_wrong",
     ),
 }
 
@@ -146,7 +158,11 @@ def aggregate(group: Group, records: Sequence[PageRecord]) -> dict[str, MetricVa
         }
     if group is Group.SCRIPT:
         totals = aggregate_scores(r.script for r in records if r.script is not None)
-        return {name: totals[name.removeprefix("script.")] for name in GROUP_METRICS[group]}
+        cues = cue_metrics(r.cues for r in records if r.cues is not None)
+        return {
+            name: cues[name] if name.startswith("cue.") else totals[name.removeprefix("script.")]
+            for name in GROUP_METRICS[group]
+        }
     names = GROUP_METRICS[group]
     keys = {
         Group.PANEL_ORDER: ("panel_order_ned", "panel_order_tau"),

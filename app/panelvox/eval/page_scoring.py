@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from panelvox.analysis.pipeline import Stage
+from panelvox.eval.cue_calibration import CueCounts, score_cues
 from panelvox.eval.dialogue_metrics import (
     hybrid_dialog_score,
     identity_clustering,
@@ -27,7 +28,7 @@ from panelvox.eval.metrics import Counts, OcrCounts, match_boxes, matched_order,
 from panelvox.eval.script_metrics import HeardBlock, ScriptPageScore, score_script_page
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import Flag, script_page
+from panelvox.narration.script import Flag, script_page, text_confidence
 
 #: (box, confidence) predictions and true boxes of one page, for AP.
 APInput = tuple[tuple[tuple[BBox, float], ...], tuple[BBox, ...]]
@@ -103,6 +104,7 @@ class PageRecord:
     ap: Mapping[str, APInput] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
     script: ScriptPageScore | None = None
+    cues: CueCounts | None = None
 
 
 def _order(item: Panel | Balloon) -> int | None:
@@ -122,7 +124,7 @@ def predicted_text_units(page: GTPage, pred: PageAnalysis) -> list[tuple[BBox, s
 
 def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> list[HeardBlock]:
     """What the listener hears of each block, in reading order: its text and kind, its speaker
-    (the page JSON's id) and the name said before it, as the narration says it."""
+    (the page JSON's id) and the name said before it, and the cues, as the narration says it."""
     said = {u.region.block: u for u in script_page(pred, prefs or NarrationPrefs()) if u.region.block}
     out = []
     for b in pred.blocks_in_order():
@@ -130,7 +132,10 @@ def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> lis
         utt = said.get(b.id)
         name = utt.speaker_name if utt is not None else None
         guess = utt is not None and name is not None and Flag.SPEAKER_UNCERTAIN in utt.flags
-        out.append(HeardBlock(b.id, b.text, b.kind.value, link.character if link else None, name, guess))
+        unsure = utt is not None and Flag.UNCERTAIN in utt.flags
+        speaker = link.character if link else None
+        confidence = text_confidence(pred, b)
+        out.append(HeardBlock(b.id, b.text, b.kind.value, speaker, name, guess, unsure, confidence))
     return out
 
 
@@ -262,14 +267,17 @@ def score_page(
             narration_quotes=fs.quotes,
             narration_unsupported=len(fs.unsupported),
         )
-    script = None
+    script = cues = None
     if Group.SCRIPT in groups and page.script is not None:
-        script = replace(score_script_page(page.script, heard_blocks(pred)), page_id=page.page_id)
+        heard = heard_blocks(pred)
+        script = replace(score_script_page(page.script, heard), page_id=page.page_id)
+        cues = score_cues(page.script, heard, script)
     return PageRecord(
         page_id=page.page_id,
         seconds=seconds,
         groups=groups,
         script=script,
+        cues=cues,
         counts=counts,
         ocr=ocr,
         values=values,

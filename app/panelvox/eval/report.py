@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from panelvox.eval.aggregate import WORST_PAGE_KEYS, MetricValue, worst_pages
+from panelvox.eval.cue_calibration import format_cue_report
 from panelvox.eval.runner import DatasetResult
 from panelvox.eval.script_metrics import format_script_report
 
@@ -130,4 +131,7 @@ def write_outputs(results: Sequence[DatasetResult], out_dir: Path, command: str)
         if scripts:
             name = "script.md" if len(results) == 1 else f"script-{r.dataset}.md"
             text = f"# {r.dataset}: what the listener hears, page by page\n\nCommand: `{command}`\n\n"
-            (out_dir / name).write_text(text + format_script_report(scripts), encoding="utf-8")
+            cues = [rec.cues for rec in r.records if rec.cues is not None]
+            text += format_script_report(scripts)
+            text += "\n## The uncertainty cue: how often a line said with it, or plainly, is wrong\n\n"
+            (out_dir / name).write_text(text + format_cue_report(cues), encoding="utf-8")

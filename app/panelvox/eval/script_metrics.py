@@ -105,6 +105,9 @@ class HeardBlock:
     name: str | None = None
     #: the name is said as a guess ("Probably Kala")
     guess: bool = False
+    #: the words are said with the uncertainty cue; how sure their recognition is
+    unsure: bool = False
+    confidence: float = 1.0
 
     def __post_init__(self) -> None:
         if self.kind not in HEARD_KINDS:
@@ -276,7 +279,7 @@ def name_fits(script: GoldenScript, name: str, speaker: str | None) -> bool:
 # ---------------------------------------------------------------- speakers
 
 
-def _names_by_id(heard: Sequence[HeardBlock]) -> dict[str, str]:
+def names_by_id(heard: Sequence[HeardBlock]) -> dict[str, str]:
     """Each predicted speaker id's most common name on the page (the first heard on a tie)."""
     counts: dict[str, Counter[str]] = {}
     for b in heard:
@@ -285,14 +288,14 @@ def _names_by_id(heard: Sequence[HeardBlock]) -> dict[str, str]:
     return {sid: c.most_common(1)[0][0] for sid, c in counts.items()}
 
 
-def _attribution_right(
+def speaker_mapping(
     script: GoldenScript, pairs: Sequence[tuple[str, str | None]], names: Mapping[str, str]
-) -> int:
-    """Lines whose predicted id maps to their GT speaker under the best one-to-one mapping."""
+) -> dict[str, str]:
+    """Predicted id -> GT speaker under the one-to-one mapping that agrees on most lines."""
     pred_ids = list(dict.fromkeys(p for _g, p in pairs if p is not None))
     gt_ids = list(dict.fromkeys(g for g, _p in pairs))
     if not pred_ids:
-        return 0
+        return {}
     agree = np.zeros((len(pred_ids), len(gt_ids)), dtype=np.int64)
     row, col = {p: i for i, p in enumerate(pred_ids)}, {g: j for j, g in enumerate(gt_ids)}
     for g, p in pairs:
@@ -306,14 +309,22 @@ def _attribution_right(
                 if not name_fits(script, names[p], g):
                     agree[i, j] = 0
     rows, cols = linear_sum_assignment(agree, maximize=True)
-    return int(sum(agree[i, j] for i, j in zip(rows, cols, strict=True)))
+    return {pred_ids[i]: gt_ids[j] for i, j in zip(rows, cols, strict=True) if agree[i, j] > 0}
+
+
+def _attribution_right(
+    script: GoldenScript, pairs: Sequence[tuple[str, str | None]], names: Mapping[str, str]
+) -> int:
+    """Lines whose predicted id maps to their GT speaker under the best one-to-one mapping."""
+    mapping = speaker_mapping(script, pairs, names)
+    return sum(p is not None and mapping.get(p) == g for g, p in pairs)
 
 
 def _speaker_counts(
     script: GoldenScript, found: Sequence[tuple[ScriptLine, int]], heard: Sequence[HeardBlock]
 ) -> SpeakerCounts:
     """Speaker metrics of the found dialogue lines (GT order, with their first block)."""
-    names = _names_by_id(heard)
+    names = names_by_id(heard)
     pairs = [
         (line.speaker, heard[i].speaker)
         for line, i in found

@@ -60,8 +60,12 @@ class NarrationPrefs:
     pitch: float = 1.0
     volume: float = 1.0
     uncertainty_cue: UncertaintyCue = UncertaintyCue.WORD
-    #: confidence below which text, speakers and order are announced as uncertain
+    #: confidence below which speakers ("probably") and balloon order are said as guesses
     uncertainty_threshold: float = 0.5
+    #: recognition confidence (a block's least sure line) below which its words get the cue:
+    #: where, on the cib golden scripts, a line is more often wrong than right (below 0.9,
+    #: 70 % of lines are; from 0.9 to 0.95, 39 %; see docs/benchmarks.md)
+    text_threshold: float = 0.9
     auto_advance: bool = False
     character_voices: bool = True
     backend: str | None = None  # preferred speech backend; None: automatic

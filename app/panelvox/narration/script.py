@@ -4,6 +4,12 @@
 only, or everything with speakers and order) and never invents: a balloon with no
 attributed speaker is read without a name, a link without a character is "someone", and
 what the analysis is unsure of is flagged so the speech layer can give the chosen cue.
+
+The cue is kept for the doubts that matter to a listener and is calibrated to mean "more
+likely wrong than right" (docs/benchmarks.md): the words of a line (its least sure
+recognised line under ``prefs.text_threshold``; not for sound effects, whose spelling is
+not what the listener follows), and who speaks it ("probably Kala"). A panel whose balloon
+order is a guess says so in two words before its first balloon, not as a stop of its own.
 """
 
 from __future__ import annotations
@@ -68,7 +74,11 @@ class Utterance:
 
     @property
     def uncertain(self) -> bool:
-        return bool(self.flags & {Flag.UNCERTAIN, Flag.SPEAKER_UNCERTAIN, Flag.UNREADABLE})
+        """The words may be wrong: the cue (word, tone or voice) goes with this utterance.
+
+        A doubtful speaker is said in words ("probably Kala") and an unreadable balloon says
+        so itself, so neither takes the cue as well."""
+        return Flag.UNCERTAIN in self.flags
 
 
 _KIND = {
@@ -93,6 +103,17 @@ def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
         if char is not None and char.label:
             out.setdefault(char.id, char.label)
     return out
+
+
+def text_confidence(analysis: PageAnalysis, block: Balloon) -> float:
+    """How sure the recognition is of a block's words: its least sure line.
+
+    A block is wrong when any of its lines is, so the least sure line speaks for it; the
+    block's own confidence also holds how sure its balloon outline is, which says nothing
+    about the words. Without its lines (a page from an older analysis) the block's own."""
+    by_id = {ln.id: ln.confidence for ln in analysis.lines}
+    found = [by_id[i] for i in block.lines if i in by_id]
+    return min(found) if found else block.confidence
 
 
 def said_by(analysis: PageAnalysis, link: SpeakerLink | None) -> str | None:
@@ -136,6 +157,8 @@ class _Builder:
     speakers: dict[str, str]
     out: list[Utterance] = field(default_factory=list)
     first_in_panel: bool = False
+    #: the panel just entered has its balloons in a guessed order (said with its first one)
+    order_unclear: bool = False
 
     def build(self) -> list[Utterance]:
         a, p = self.analysis, self.prefs
@@ -178,15 +201,9 @@ class _Builder:
     # -- pieces ----------------------------------------------------------------------
     def _enter_panel(self, panel: Panel) -> None:
         blocks = self.analysis.blocks_of(panel.id)
-        if len(blocks) > 1 and any(b.order_confidence < self.prefs.uncertainty_threshold for b in blocks):
-            self.out.append(
-                _notice(
-                    # Translators: spoken when the order of balloons inside a panel is a guess.
-                    _("The order of the balloons in this panel is unclear."),
-                    flags=frozenset({Flag.ORDER_UNCERTAIN}),
-                    region=Region(panel.bbox, panel.id, None),
-                )
-            )
+        heard = [b for b in blocks if self.prefs.hears(_KIND[b.kind])]
+        threshold = self.prefs.uncertainty_threshold
+        self.order_unclear = len(heard) > 1 and any(b.order_confidence < threshold for b in heard)
         self.first_in_panel = True
 
     def _silent_panel(self, panel: Panel, number: Mapping[str, int]) -> None:
@@ -219,7 +236,7 @@ class _Builder:
             flags.add(Flag.UNREADABLE)
             # Translators: spoken for a balloon whose text could not be recognised.
             spoken = _("a balloon whose text could not be read")
-        elif block.confidence < p.uncertainty_threshold:
+        elif kind is not UtteranceKind.SFX and text_confidence(self.analysis, block) < p.text_threshold:
             flags.add(Flag.UNCERTAIN)
         if block.order_confidence < p.uncertainty_threshold:
             flags.add(Flag.ORDER_UNCERTAIN)
@@ -231,15 +248,18 @@ class _Builder:
         if key not in (NARRATOR, None):
             confidence = min(confidence, link_conf)
         body = self._frame(kind, speaker, spoken, Flag.SPEAKER_UNCERTAIN in flags)
-        if p.uncertainty_cue is UncertaintyCue.WORD and flags & {Flag.UNCERTAIN, Flag.UNREADABLE}:
-            # Translators: said before text the page reader is unsure of.
-            body = _("Uncertain: {text}").format(text=body)
+        if p.uncertainty_cue is UncertaintyCue.WORD and Flag.UNCERTAIN in flags:
+            body = _cue_word(body)
         prefix = ""
         first = self.first_in_panel
         if panel_no is not None and p.panels_announced and (self.unit is ReadingUnit.BALLOON or first):
             # Translators: announces the panel number before its first balloon.
             prefix = _("Panel {n}.").format(n=panel_no) + " "
-        self.first_in_panel = False
+        if first and self.order_unclear:
+            flags.add(Flag.ORDER_UNCERTAIN)
+            # Translators: a short cue before the first balloon of a panel whose balloon order is a guess.
+            prefix += _("Order unclear.") + " "
+        self.first_in_panel = self.order_unclear = False
         self.out.append(
             Utterance(
                 kind,
@@ -322,6 +342,19 @@ def _notice(
     region: Region = Region(),
 ) -> Utterance:
     return Utterance(UtteranceKind.NOTICE, text, text, flags=flags, region=region, priority=priority)
+
+
+def _cue_word(text: str) -> str:
+    # Translators: said before text the page reader is unsure of.
+    return _("Uncertain: {text}").format(text=text)
+
+
+def word_cued(utt: Utterance, prefs: NarrationPrefs) -> str:
+    """The utterance's text with the cue as a word, for outputs that cannot beep or change
+    voice (a screen reader saying it, a backend without tones)."""
+    if utt.uncertain and prefs.uncertainty_cue is not UncertaintyCue.WORD:
+        return _cue_word(utt.text)
+    return utt.text
 
 
 def group_by_unit(utterances: Sequence[Utterance], unit: ReadingUnit) -> list[list[Utterance]]:
@@ -437,15 +470,8 @@ def to_request(
     ``voices`` (from :func:`page_voices`) keeps characters of one page apart.
     """
     cue = prefs.uncertainty_cue
-    text = utt.text
-    if (
-        utt.uncertain
-        and cue is UncertaintyCue.TONE
-        and not caps.can_tone
-        and not text.startswith(_("Uncertain"))
-    ):
-        # A backend that cannot beep gets the word instead: the cue must stay audible.
-        text = _("Uncertain: {text}").format(text=text)
+    # A backend that cannot beep gets the word instead: the cue must stay audible.
+    text = word_cued(utt, prefs) if cue is UncertaintyCue.TONE and not caps.can_tone else utt.text
     key = utt.speaker_key if utt.kind is not UtteranceKind.NOTICE else NARRATOR
     return build_request(
         text,

@@ -29,6 +29,10 @@ class ReaderListener:
     def appearance_changed(self, settings: ReaderSettings) -> None:
         """Large text, high contrast or zoom changed."""
 
+    def announce(self, text: str) -> bool:
+        """Have the running screen reader say a message itself; False when the view cannot."""
+        return False
+
 
 def message(text: str) -> Utterance:
     return Utterance(UtteranceKind.NOTICE, text, text)

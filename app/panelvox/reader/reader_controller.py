@@ -25,7 +25,7 @@ from panelvox.models.registry import ModelRegistry
 from panelvox.names.stores import NameStore
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import Utterance
+from panelvox.narration.script import Utterance, word_cued
 from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
 from panelvox.reader import position_words as words
@@ -96,6 +96,7 @@ class ReaderController:
             manifest or VoiceManifest(),
             post=post or (lambda fn: fn()),
             moves_by_focus=moves_by_focus,
+            announce=lambda text: self.listener.announce(text),
         )
         #: say all (Space): reads on from the position, page after page
         self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))
@@ -250,7 +251,9 @@ class ReaderController:
         return words.landing_utterances(self.outline(pos.page), pos)
 
     def position_text(self, position: Position | None = None) -> str:
-        return " ".join(u.text for u in self.position_utterances(position))
+        """The accessible name of ``position``'s item: a screen reader says it as written, so
+        the uncertainty cue is in it as the word whatever cue the speech output gives."""
+        return " ".join(word_cued(u, self.prefs) for u in self.position_utterances(position))
 
     # -- moves -------------------------------------------------------------------------
     def _move(self, pos: Position) -> None:

@@ -5,6 +5,9 @@ of utterances (the narration preferences, a voice per character), cuts off what 
 said when they come NOW, hands a "done" callback back to the view's thread through ``post``,
 and keeps what was said last for Repeat. With a screen reader running, a move is left to
 the screen reader, which speaks the focused item; saying it here too would say it twice.
+For the same reason a message (where am I, the keys, an error) is handed to the screen
+reader through ``announce`` when the view can do that, so it is said in the screen
+reader's voice and queue, and shown on its braille display, instead of beside it.
 
 It also holds the one "say the current page when its analysis arrives" flag, so that
 :meth:`stop`, which the reader's interrupt calls, drops that announcement with the speech.
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from panelvox.i18n import _
-from panelvox.narration.script import Utterance, page_voices, to_request
+from panelvox.narration.script import Utterance, page_voices, to_request, word_cued
 from panelvox.reader.listener import message
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.preferences import Preferences
@@ -24,6 +27,8 @@ from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import VoiceManifest
 
 Post = Callable[[Callable[[], None]], None]
+#: hands a message to the running screen reader; False when the view cannot
+Announce = Callable[[str], bool]
 
 
 class ReaderSpeech:
@@ -37,6 +42,7 @@ class ReaderSpeech:
         *,
         post: Post,
         moves_by_focus: bool = False,
+        announce: Announce | None = None,
     ) -> None:
         self.queue = queue
         self.preferences = preferences
@@ -47,6 +53,7 @@ class ReaderSpeech:
         #: what was said last (Repeat says it again)
         self.last: list[Utterance] = []
         self._page_waiting = False
+        self._announce = announce or (lambda _text: False)
 
     def speak(
         self,
@@ -57,14 +64,18 @@ class ReaderSpeech:
         on_done: Callable[[bool], None] | None = None,
     ) -> None:
         """Say ``utterances``; NOW cuts off what is being said. ``on_done(heard)`` runs on the
-        view's thread after the last one. A ``move`` is left to a running screen reader."""
+        view's thread after the last one. A ``move`` is left to a running screen reader, and
+        anything else it is handed to say, unless ``on_done`` needs the end reported."""
         self.last = list(utterances)
         if priority is Priority.NOW:
             self.queue.interrupt()
         if move and self.moves_by_focus:
             return
-        caps = self.queue.backend.capabilities
         prefs = self.preferences.prefs
+        text = " ".join(word_cued(u, prefs) for u in utterances)
+        if self.moves_by_focus and on_done is None and text and self._announce(text):
+            return
+        caps = self.queue.backend.capabilities
         voices = page_voices(utterances, self.manifest)
         items = list(utterances)
         for i, utt in enumerate(items):

@@ -7,19 +7,28 @@ keys, runs dialogs, shows pictures and keeps the tree's focus on the reader's po
 from __future__ import annotations
 
 import logging
+import sys
 from collections import OrderedDict
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence
+from PySide6.QtCore import QEvent, QKeyCombination, QObject, Qt, QTimer
+from PySide6.QtGui import (
+    QAccessible,
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeyEvent,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QInputDialog,
     QLabel,
+    QListWidgetItem,
     QMainWindow,
     QSplitter,
-    QTreeWidgetItem,
     QWidget,
 )
 
@@ -30,6 +39,7 @@ from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.position import Level, Position, page_number
 from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.reader.reader_settings import ReaderSettings
+from panelvox.ui.announcer import Announcer, install_notification_role
 from panelvox.ui.job_thread import JobThread, PageImage, Work
 from panelvox.ui.page_view import PageView
 from panelvox.ui.structure_view import StructureView
@@ -53,6 +63,9 @@ _VIEW_COMMANDS = frozenset(
 #: Commands whose work runs on the describe thread (started on first use: most readers never add a model).
 _DESCRIBE_COMMANDS = frozenset({Command.DESCRIBE, Command.ASK})
 BOOK_FILTER = "*.cbz *.cbr *.cb7 *.cbt *.zip *.rar *.7z *.tar *.pdf"
+#: where messages go to the screen reader through AT-SPI (Orca); elsewhere accessible-output2
+#: already hands them to NVDA, JAWS or VoiceOver itself
+_ANNOUNCES_BY_ATSPI = sys.platform.startswith("linux")
 
 
 class _Listener(ReaderListener):
@@ -75,10 +88,14 @@ class _Listener(ReaderListener):
     def appearance_changed(self, settings: ReaderSettings) -> None:
         self.window.apply_appearance(settings)
 
+    def announce(self, text: str) -> bool:
+        return self.window.announce(text)
+
 
 class MainWindow(QMainWindow):
     def __init__(self, controller: ReaderController, *, request_image: object = None) -> None:
         super().__init__()
+        self._unsaid: list[str] = []  # messages waiting for the window to be active
         self.controller = controller
         self.keys = key_table()
         self._request_image = request_image  # callable(page) set by the app
@@ -99,6 +116,10 @@ class MainWindow(QMainWindow):
         # Translators: accessible description of the status line.
         self.status.setAccessibleDescription(_("Reading position and analysis progress"))
         self.statusBar().addWidget(self.status, 1)
+        install_notification_role()
+        #: messages for the screen reader (where am I, the keys, errors), shown in the status bar
+        self.announcer = Announcer()
+        self.statusBar().addPermanentWidget(self.announcer)
         self.goto_dialog: QInputDialog | None = None
         self.ask_dialog: QInputDialog | None = None
         self.rename_dialog: QInputDialog | None = None
@@ -355,6 +376,33 @@ class MainWindow(QMainWindow):
         self.tree.show_outline(outline, texts)
         self._show_image(outline.index)
 
+    def announce(self, text: str) -> bool:
+        """Have the screen reader say ``text``; False where it cannot (then Panelvox speaks it)."""
+        if not _ANNOUNCES_BY_ATSPI:
+            return False
+        if not self.isActiveWindow():
+            # A screen reader takes a new window in when it is activated, and Qt's AT-SPI
+            # bridge starts only then: the greeting waits for that, not for nobody; so does a
+            # message while a dialog or another program is in front.
+            self._unsaid.append(text)
+            return True
+        if not QAccessible.isActive():
+            return False
+        self.announcer.announce(text)
+        return True
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange and self.isActiveWindow() and self._unsaid:
+            text = " ".join(self._unsaid)
+            self._unsaid.clear()
+            # after the screen reader has read the window and its focus, not in the middle
+            QTimer.singleShot(0, lambda: self._say_unsaid(text))
+
+    def _say_unsaid(self, text: str) -> None:
+        if not self.announce(text):  # no AT-SPI after all: Panelvox's own voice says it
+            self.controller.say_message(text)
+
     def on_position(self, position: Position, *, focus: bool) -> None:
         outline = self.tree.outline
         if outline is None or outline.index != position.page:
@@ -370,7 +418,7 @@ class MainWindow(QMainWindow):
                 region = outline.steps[position.step].bbox
         self.page_view.set_region(region, (outline.width, outline.height))
 
-    def _tree_moved(self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
+    def _tree_moved(self, current: QListWidgetItem | None, _previous: QListWidgetItem | None) -> None:
         pos = self.tree.position_of(current)
         if pos is not None:
             self.controller.go_to(pos)

@@ -1,9 +1,10 @@
 """Print the accessible structure tree of the running Panelvox window as JSON.
 
 Run with the SYSTEM python (python3-pyatspi): ``/usr/bin/python3 atspi_tree.py [--wait S]``.
-Waits until the tree named "Page structure" has at least one item below the page, or the
-time runs out, then prints {"roles": ..., "items": [[depth, role, name], ...]}.
-Optionally presses keys through AT-SPI (``--keys Right,Right``) after the tree is ready.
+Waits until the tree named "Page structure" has at least ``--min-items`` items, or the
+time runs out, then prints {"items": [[depth, role, name, states], ...], "focused": name}
+(states: those a screen reader would say after the name, like "expanded").
+Optionally presses keys through AT-SPI (``--keys Right,w,F1,Next``) after the tree is ready.
 """
 
 from __future__ import annotations
@@ -14,6 +15,26 @@ import sys
 import time
 
 import pyatspi
+
+#: X keysyms of the keys a test may press
+KEYSYMS = {
+    "Right": 0xFF53,
+    "Left": 0xFF51,
+    "Down": 0xFF54,
+    "Up": 0xFF52,
+    "Next": 0xFF56,
+    "F1": 0xFFBE,
+    "w": 0x77,
+    "o": 0x6F,
+}
+
+
+#: states a screen reader says after an item's name ("expanded", "collapsed")
+_NOISY_STATES = (
+    ("expandable", pyatspi.STATE_EXPANDABLE),
+    ("expanded", pyatspi.STATE_EXPANDED),
+    ("collapsed", pyatspi.STATE_COLLAPSED),
+)
 
 
 def find_app(name: str):
@@ -29,7 +50,7 @@ def find_tree(node, depth: int = 0):
     if node is None or depth > 12:
         return None
     try:
-        if node.getRoleName() in ("tree", "tree table") and node.name == "Page structure":
+        if node.getRoleName() in ("list", "list box", "tree", "tree table") and node.name == "Page structure":
             return node
         for i in range(node.childCount):
             found = find_tree(node.getChildAtIndex(i), depth + 1)
@@ -55,7 +76,9 @@ def items(tree) -> list[list[object]]:
             level = int(attrs.get("level", -1))
         except Exception:  # noqa: BLE001
             pass
-        out.append([level, role, child.name])
+        states = child.getState()
+        noisy = [name for name, state in _NOISY_STATES if states.contains(state)]
+        out.append([level, role, child.name, noisy])
     return out
 
 
@@ -108,7 +131,7 @@ def main() -> int:
     keys = [k for k in args.keys.split(",") if k]
     if snap is not None and keys:
         for key in keys:
-            sym = {"Right": 0xFF53, "Left": 0xFF51, "Down": 0xFF54, "Up": 0xFF52}[key]
+            sym = KEYSYMS[key]
             pyatspi.Registry.generateKeyboardEvent(sym, None, pyatspi.KEY_SYM)
             time.sleep(1.5)
         snap = wait_for(args.min_items, 30, want_focus=True) or snap
