@@ -20,7 +20,7 @@ from PIL import Image as PILImage
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.model import BBox, PageAnalysis, ReadingDirection
-from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue, UtteranceKind, Verbosity
+from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue, UtteranceKind
 from panelvox.narration.script import Flag, Utterance, page_overview, script_page
 
 log = logging.getLogger(__name__)
@@ -144,22 +144,11 @@ def export_prefs(prefs: NarrationPrefs) -> NarrationPrefs:
     )
 
 
-def _words_prefs(prefs: NarrationPrefs) -> NarrationPrefs:
-    """The same script with the words alone: no speaker, no kind, no cue word."""
-    return replace(
-        prefs, verbosity=Verbosity.TERSE, announce_speakers=False, uncertainty_cue=UncertaintyCue.TONE
-    )
-
-
 def page_lines(analysis: PageAnalysis, prefs: NarrationPrefs) -> list[Line]:
     """The page's utterances (``prefs`` as :func:`export_prefs` gives them) with their words."""
-    heard = script_page(analysis, prefs)
-    words = script_page(analysis, _words_prefs(prefs))
-    if [u.region.block for u in heard] != [u.region.block for u in words]:
-        raise AssertionError("the two scripts of one page disagree")  # script_page is deterministic
     return [
-        Line(h, w.text, h.speaker_name if Flag.SPEAKER_UNCERTAIN not in h.flags else None)
-        for h, w in zip(heard, words, strict=True)
+        Line(u, u.words, u.speaker_name if Flag.SPEAKER_UNCERTAIN not in u.flags else None)
+        for u in script_page(analysis, prefs)
     ]
 
 

@@ -71,6 +71,9 @@ class Utterance:
     priority: Priority = Priority.NORMAL
     language: str = "en"
     panel_number: int | None = None
+    #: the block's words alone, as spoken (no speaker, kind, panel or cue): what exports
+    #: attach to the block; empty for notices
+    words: str = ""
 
     @property
     def uncertain(self) -> bool:
@@ -273,6 +276,7 @@ class _Builder:
                 region=Region(block.bbox, panel.id if panel is not None else block.panel, block.id),
                 language=language,
                 panel_number=panel_no,
+                words=spoken,
             )
         )
 
