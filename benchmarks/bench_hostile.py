@@ -1,0 +1,280 @@
+"""Hostile books: the time and memory each costs to open and decode its first page.
+
+Builds the bombs of issue 20 (each a few megabytes at most) in a folder, then opens each in
+a fresh process (``open_book`` + ``load_page(0)``) under a wall-clock limit and a 6 GiB
+address-space cap, and prints one row per bomb: seconds, peak resident memory, and what
+happened (the one sentence Panelvox said, or what escaped). The goal (issue 20): any input
+of at most 20 MB opens and decodes a page in at most 10 s and 1.5 GB, or stops with one
+sentence.
+
+    python benchmarks/bench_hostile.py [--keep DIR] [--app PATH]
+
+``--app`` runs another checkout's ``app`` folder (how the "before" column was measured);
+``--keep`` keeps the bombs (they take a minute to build) for the next run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MiB = 1024 * 1024
+LIMIT_S = 120
+
+_CHILD = r"""
+import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+from pathlib import Path
+from panelvox.books import open_book
+from panelvox.errors import PanelvoxError
+start = time.perf_counter()
+try:
+    with open_book(Path(sys.argv[1])) as book:
+        book.load_page(0)
+    outcome = "page decoded"
+except PanelvoxError as exc:
+    outcome = "said: " + exc.message
+except BaseException as exc:
+    outcome = "ESCAPED " + type(exc).__name__
+seconds = time.perf_counter() - start
+print(json.dumps({"s": seconds, "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "out": outcome}))
+"""
+
+
+def _jpeg() -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 80), (200, 30, 30)).save(buf, "JPEG")
+    return buf.getvalue()
+
+
+def _header(name: str, size: int, kind: bytes = tarfile.REGTYPE) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    info.type = kind
+    return info.tobuf(tarfile.GNU_FORMAT)
+
+
+def _zeros_stream(write: Callable[[bytes], object], total: int) -> None:
+    chunk = b"\0" * (16 * MiB)
+    while total > 0:
+        write(chunk[: min(total, len(chunk))])
+        total -= len(chunk)
+
+
+def gnu_long_names(path: Path) -> None:
+    """A GNU long-name header that declares 2.5 GiB: tarfile reads it whole."""
+    with path.open("wb") as fh:
+        fh.write(_header("././@LongLink", 5 << 29, tarfile.GNUTYPE_LONGNAME))
+        fh.write(b"a" * (2600 * 1024))
+
+
+def many_directories(path: Path) -> None:
+    """3 million directory headers, gzip-compressed (tarfile lists every one)."""
+    block = _header("d/", 0, tarfile.DIRTYPE)
+    with gzip.open(path, "wb", compresslevel=9) as gz:
+        for _ in range(3000):
+            gz.write(block * 1000)
+        gz.write(_header("p.jpg", len(_jpeg())) + _jpeg().ljust(512, b"\0") + b"\0" * 1024)
+
+
+def _skip_bomb(opener: Callable[[Path], io.BufferedIOBase], path: Path, zeros: int) -> None:
+    page = _jpeg()
+    with opener(path) as out:
+        out.write(_header("a.bin", zeros))
+        _zeros_stream(out.write, zeros)
+        out.write(_header("p.jpg", len(page)) + page.ljust(-(-len(page) // 512) * 512, b"\0") + b"\0" * 1024)
+
+
+def gzip_skip(path: Path) -> None:
+    """One member of 8 GiB of zeros before the page: skipping it decompresses it all."""
+    _skip_bomb(lambda p: gzip.open(p, "wb", compresslevel=9), path, 8 << 30)  # type: ignore[arg-type,return-value]
+
+
+def bz2_skip(path: Path) -> None:
+    _skip_bomb(lambda p: bz2.open(p, "wb", compresslevel=9), path, 4 << 30)  # type: ignore[arg-type,return-value]
+
+
+def solid_7z(path: Path) -> None:
+    """A solid 7z: 4 GiB of zeros, then the page, in one block."""
+    import py7zr
+
+    class Zeros(io.RawIOBase):
+        def __init__(self, n: int) -> None:
+            self.left = n
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, b: bytearray | memoryview) -> int:  # type: ignore[override]
+            n = min(len(b), self.left)
+            b[:n] = bytes(n)
+            self.left -= n
+            return n
+
+    with py7zr.SevenZipFile(path, "w") as sz:
+        sz.writef(io.BufferedReader(Zeros(4 << 30)), "a.bin")  # type: ignore[arg-type]
+        sz.writestr(_jpeg(), "p.jpg")
+
+
+def solid_rar(path: Path) -> None:
+    """A solid RAR (RARLAB's rar): 2 GiB of zeros, then the page."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp)
+        with (src / "a.bin").open("wb") as fh:
+            fh.truncate(2 << 30)
+        (src / "p.jpg").write_bytes(_jpeg())
+        subprocess.run(["rar", "a", "-s", "-m5", "-inul", str(path), "a.bin", "p.jpg"], cwd=src, check=True)
+
+
+def pdf_huge_image(path: Path) -> None:
+    """A PDF page holding one 40000 x 40000 image (one bit per pixel, deflated zeros)."""
+    side = 40000
+    stream = zlib.compress(bytes(side * side // 8), 9)
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /XObject << /Im 5 0 R >> >> /Contents 4 0 R >>",
+    ]
+    content = b"q 600 0 0 800 0 0 cm /Im Do Q"
+    body = io.BytesIO()
+    body.write(b"%PDF-1.4\n")
+    offsets = []
+    for n, obj in enumerate(objs, 1):
+        offsets.append(body.tell())
+        body.write(b"%d 0 obj\n" % n + obj + b"\nendobj\n")
+    offsets.append(body.tell())
+    body.write(b"4 0 obj\n<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream\nendobj\n")
+    offsets.append(body.tell())
+    body.write(
+        b"5 0 obj\n<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 1 /Filter /FlateDecode /Length %d >>\nstream\n" % (side, side, len(stream))
+    )
+    body.write(stream + b"\nendstream\nendobj\n")
+    xref = body.tell()
+    body.write(b"xref\n0 6\n0000000000 65535 f \n")
+    for off in offsets:
+        body.write(b"%010d 00000 n \n" % off)
+    body.write(b"trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref)
+    path.write_bytes(body.getvalue())
+
+
+def float_tiff(path: Path) -> None:
+    """An 8000 x 8000 32-bit float TIFF (64 Mpx, within the pixel limit), deflated, in a CBZ."""
+    import zipfile
+
+    import numpy as np
+    from PIL import Image
+
+    arr = np.zeros((8000, 8000), np.float32)
+    arr[::7] = 0.5
+    buf = io.BytesIO()
+    Image.fromarray(arr, mode="F").save(buf, "TIFF", compression="tiff_adobe_deflate")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("p.tif", buf.getvalue())
+
+
+def million_entries(path: Path) -> None:
+    """A ZIP of 1,000,000 empty stored members (written directly: zipfile takes minutes)."""
+    local, central = io.BytesIO(), io.BytesIO()
+    for n in range(1_000_000):
+        name = b"%07d.jpg" % n
+        offset = local.tell()
+        local.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name)
+        central.write(
+            struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0, offset)
+            + name
+        )
+    cd_offset = local.tell()
+    cd = central.getvalue()
+    zip64_end = struct.pack(
+        "<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 1_000_000, 1_000_000, len(cd), cd_offset
+    )
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, cd_offset + len(cd), 1)
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(cd), cd_offset, 0)
+    path.write_bytes(local.getvalue() + cd + zip64_end + locator + end)
+
+
+BOMBS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "gnu-long-names.cbt": ("TAR, GNU long name declaring 2.5 GiB", gnu_long_names),
+    "dirs-3m.cbt.gz": ("TAR.GZ, 3 million directories", many_directories),
+    "skip-gzip.cbt.gz": ("TAR.GZ skip bomb, 8 GiB of zeros before the page", gzip_skip),
+    "skip-bz2.cbt.bz2": ("TAR.BZ2 skip bomb, 4 GiB of zeros", bz2_skip),
+    "solid.cb7": ("solid 7z, 4 GiB of zeros before the page", solid_7z),
+    "solid.cbr": ("solid RAR, 2 GiB of zeros before the page", solid_rar),
+    "image-40000.pdf": ("PDF, one 40000 x 40000 image", pdf_huge_image),
+    "float-64mpx.cbz": ("CBZ, 8000 x 8000 float TIFF", float_tiff),
+    "million.cbz": ("ZIP of 1,000,000 entries", million_entries),
+}
+SHARED = Path(os.environ.get("PANELVOX_SHARED", REPO.parent.parent / "shared")) / "hostile"
+REPRODUCERS = ("F8_tar_pax_digits_256k.cbt", "F9_jpeg_4000px_3000scans.cbz", "F9_jpeg_8000px_3000scans.cbz")
+
+
+def build(folder: Path) -> list[tuple[str, Path]]:
+    out = []
+    for name, (what, make) in BOMBS.items():
+        path = folder / name
+        if not path.exists():
+            t = time.perf_counter()
+            make(path)
+            print(f"built {name} ({path.stat().st_size / MiB:.2f} MiB) in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+        out.append((what, path))
+    for name in REPRODUCERS:
+        if (SHARED / name).is_file():
+            out.append((f"reproducer {name}", SHARED / name))
+    return out
+
+
+def measure(path: Path, app: Path) -> dict[str, object]:
+    env = dict(os.environ, PYTHONPATH=str(app))
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path)], env=env, capture_output=True, text=True, timeout=LIMIT_S
+        )
+    except subprocess.TimeoutExpired:
+        return {"s": LIMIT_S, "mb": None, "out": f"still running after {LIMIT_S} s (killed)"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        return {"s": time.perf_counter() - start, "mb": None, "out": "CRASHED " + tail[0][:80]}
+    result: dict[str, object] = json.loads(lines[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="folder for the bombs, kept between runs")
+    parser.add_argument("--app", type=Path, default=REPO / "app", help="the app folder to measure")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        print("| input | size | seconds | peak MB | outcome |")
+        print("|---|---:|---:|---:|---|")
+        for what, path in build(folder):
+            r = measure(path, args.app)
+            mb = f"{r['mb']:.0f}" if r["mb"] is not None else "–"
+            size = path.stat().st_size
+            shown = f"{size / MiB:.1f} MiB" if size >= MiB else f"{size / 1024:.0f} KiB"
+            print(f"| {what} | {shown} | {float(r['s']):.1f} | {mb} | {r['out']} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
