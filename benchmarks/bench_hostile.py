@@ -103,11 +103,11 @@ def _skip_bomb(opener: Callable[[Path], io.BufferedIOBase], path: Path, zeros: i
 
 def gzip_skip(path: Path) -> None:
     """One member of 8 GiB of zeros before the page: skipping it decompresses it all."""
-    _skip_bomb(lambda p: gzip.open(p, "wb", compresslevel=9), path, 8 << 30)  # type: ignore[arg-type,return-value]
+    _skip_bomb(lambda p: gzip.open(p, "wb", compresslevel=9), path, 8 << 30)  # type: ignore[arg-type,return-value]  # noqa: SIM115
 
 
 def bz2_skip(path: Path) -> None:
-    _skip_bomb(lambda p: bz2.open(p, "wb", compresslevel=9), path, 4 << 30)  # type: ignore[arg-type,return-value]
+    _skip_bomb(lambda p: bz2.open(p, "wb", compresslevel=9), path, 4 << 30)  # type: ignore[arg-type,return-value]  # noqa: SIM115
 
 
 def solid_7z(path: Path) -> None:
@@ -197,7 +197,9 @@ def million_entries(path: Path) -> None:
         offset = local.tell()
         local.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name)
         central.write(
-            struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0, offset)
+            struct.pack(
+                "<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0, offset
+            )
             + name
         )
     cd_offset = local.tell()
@@ -232,7 +234,10 @@ def build(folder: Path) -> list[tuple[str, Path]]:
         if not path.exists():
             t = time.perf_counter()
             make(path)
-            print(f"built {name} ({path.stat().st_size / MiB:.2f} MiB) in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+            print(
+                f"built {name} ({path.stat().st_size / MiB:.2f} MiB) in {time.perf_counter() - t:.0f} s",
+                file=sys.stderr,
+            )
         out.append((what, path))
     for name in REPRODUCERS:
         if (SHARED / name).is_file():
@@ -245,7 +250,11 @@ def measure(path: Path, app: Path) -> dict[str, object]:
     start = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, "-c", _CHILD, str(path)], env=env, capture_output=True, text=True, timeout=LIMIT_S
+            [sys.executable, "-c", _CHILD, str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=LIMIT_S,
         )
     except subprocess.TimeoutExpired:
         return {"s": LIMIT_S, "mb": None, "out": f"still running after {LIMIT_S} s (killed)"}

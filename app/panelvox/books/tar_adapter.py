@@ -54,10 +54,8 @@ class TarAdapter:
             # Kept open for the life of the book; close() releases it.
             self._tar = tarfile.open(fileobj=self._stream, mode="r:")  # type: ignore[call-overload]  # noqa: SIM115
             members: list[tarfile.TarInfo] = []
-            count = 0
             # Iterate rather than getmembers() so a huge listing stops at the limit.
-            for member in self._tar:
-                count += 1
+            for count, member in enumerate(self._tar, start=1):
                 if count > limits.max_entries:
                     raise too_many_entries(count, limits.max_entries)
                 if member.isreg():

@@ -29,7 +29,14 @@ _BLOCK = tarfile.BLOCKSIZE
 _EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 _LONG_NAMES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
 #: Types whose size tarfile does not skip (it skips data of regular and unknown types).
-_NO_DATA = (tarfile.LNKTYPE, tarfile.SYMTYPE, tarfile.DIRTYPE, tarfile.FIFOTYPE, tarfile.CHRTYPE, tarfile.BLKTYPE)
+_NO_DATA = (
+    tarfile.LNKTYPE,
+    tarfile.SYMTYPE,
+    tarfile.DIRTYPE,
+    tarfile.FIFOTYPE,
+    tarfile.CHRTYPE,
+    tarfile.BLKTYPE,
+)
 #: A longer run of digits is what makes tarfile's pax regexes quadratic; no real field has one.
 _LONG_DIGITS = re.compile(rb"[0-9]{33}")
 
@@ -91,13 +98,13 @@ def open_stream(raw: IO[bytes], file_size: int, limits: Limits) -> BudgetedStrea
     """The tar inside ``raw`` (gzip, bzip2, xz or plain), with the book's budget."""
     head = raw.read(6)
     raw.seek(0)
-    inner: IO[bytes]
+    inner: IO[bytes]  # kept open for the life of the book, like ``raw``
     if head.startswith(b"\x1f\x8b"):
-        inner = gzip.GzipFile(fileobj=raw, mode="rb")
+        inner = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
     elif head.startswith(b"BZh"):
         inner = bz2.BZ2File(raw, mode="rb")
     elif head.startswith(b"\xfd7zXZ\x00"):
-        inner = lzma.LZMAFile(raw, mode="rb")
+        inner = lzma.LZMAFile(raw, mode="rb")  # noqa: SIM115
     else:
         inner = raw
     budget = limits.decompression_budget(file_size)
