@@ -7,10 +7,11 @@ happened (the one sentence Panelvox said, or what escaped). The goal (issue 20):
 of at most 20 MB opens and decodes a page in at most 10 s and 1.5 GB, or stops with one
 sentence.
 
-    python benchmarks/bench_hostile.py [--keep DIR] [--app PATH]
+    python benchmarks/bench_hostile.py [--keep DIR] [--app PATH] [--write]
 
 ``--app`` runs another checkout's ``app`` folder (how the "before" column was measured);
-``--keep`` keeps the bombs (they take a minute to build) for the next run.
+``--keep`` keeps the bombs (they take a minute to build) for the next run; ``--write`` puts
+the table between the ``<!-- bench_hostile -->`` marks of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -263,18 +264,29 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="folder for the bombs, kept between runs")
     parser.add_argument("--app", type=Path, default=REPO / "app", help="the app folder to measure")
+    parser.add_argument("--write", action="store_true", help="write the table to docs/benchmarks.md")
     args = parser.parse_args()
+    rows = ["| input | size | seconds | peak MB | outcome |", "|---|---:|---:|---:|---|"]
+    print("\n".join(rows))
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        print("| input | size | seconds | peak MB | outcome |")
-        print("|---|---:|---:|---:|---|")
         for what, path in build(folder):
             r = measure(path, args.app)
             mb = f"{r['mb']:.0f}" if r["mb"] is not None else "–"
             size = path.stat().st_size
             shown = f"{size / MiB:.1f} MiB" if size >= MiB else f"{size / 1024:.0f} KiB"
-            print(f"| {what} | {shown} | {float(r['s']):.1f} | {mb} | {r['out']} |", flush=True)
+            rows.append(f"| {what} | {shown} | {float(r['s']):.1f} | {mb} | {r['out']} |")
+            print(rows[-1], flush=True)
+    if args.write:
+        doc = REPO / "docs" / "benchmarks.md"
+        text = doc.read_text(encoding="utf-8")
+        mark = "<!-- bench_hostile -->"
+        head, _, rest = text.partition(mark)
+        _, _, tail = rest.partition(mark)
+        if not rest:
+            raise SystemExit(f"no {mark} block in {doc}")
+        doc.write_text(head + mark + "\n" + "\n".join(rows) + "\n" + mark + tail, encoding="utf-8")
     return 0
 
 
