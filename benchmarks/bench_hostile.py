@@ -183,6 +183,36 @@ def float_tiff(path: Path) -> None:
         zf.writestr("p.tif", buf.getvalue())
 
 
+def tiff_tiles(path: Path, side: int = 6000, tile: int = 4) -> None:
+    """A 6000 x 6000 TIFF cut into 2.25 million 4 x 4 tiles (all pointing at one), in a CBZ."""
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("p.tif", tiled_tiff(side, tile))
+
+
+def tiled_tiff(side: int, tile: int) -> bytes:
+    """An 8-bit grey TIFF of ``side`` x ``side`` in ``tile`` x ``tile`` tiles sharing one."""
+    n = (-(-side // tile)) ** 2
+    data = bytes(tile * tile)
+    ifd_size = 2 + 9 * 12 + 4
+    data_at = 8 + ifd_size
+    offsets_at = data_at + len(data)
+    counts_at = offsets_at + 4 * n
+    tags = [(256, 4, 1, side), (257, 4, 1, side), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1)]
+    tags += [(322, 4, 1, tile), (323, 4, 1, tile), (324, 4, n, offsets_at), (325, 4, n, counts_at)]
+    ifd = struct.pack("<H", len(tags)) + b"".join(struct.pack("<HHII", *t) for t in tags) + bytes(4)
+    return (
+        b"II*\0"
+        + struct.pack("<I", 8)
+        + ifd
+        + data
+        + struct.pack("<I", data_at) * n
+        + struct.pack("<I", len(data)) * n
+    )
+
+
 def million_entries(path: Path) -> None:
     """A ZIP of 1,000,000 empty stored members (written directly: zipfile takes minutes)."""
     local, central = io.BytesIO(), io.BytesIO()
@@ -216,6 +246,7 @@ BOMBS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "image-40000.pdf": ("PDF, one 40000 x 40000 image", pdf_huge_image),
     "float-64mpx.cbz": ("CBZ, 8000 x 8000 float TIFF", float_tiff),
     "million.cbz": ("ZIP of 1,000,000 entries", million_entries),
+    "tiff-tiles.cbz": ("CBZ, TIFF of 2.25 million 4 x 4 tiles", tiff_tiles),
 }
 SHARED = Path(os.environ.get("PANELVOX_SHARED", REPO.parent.parent / "shared")) / "hostile"
 REPRODUCERS = ("F8_tar_pax_digits_256k.cbt", "F9_jpeg_4000px_3000scans.cbz", "F9_jpeg_8000px_3000scans.cbz")
