@@ -97,7 +97,8 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = 1, durable:
 
     ``durable`` also flushes the file to the disk before the rename (what a reading
     position needs to survive a power cut; a cache can skip it). Raises :class:`OSError`
-    (noted for :func:`take_notices`); leaves no temporary file behind.
+    (noted for :func:`take_notices`); leaves no temporary file behind, and removes those
+    that a save killed earlier left.
     """
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -112,6 +113,7 @@ def write_json_atomic(path: Path, data: Any, *, indent: int | None = 1, durable:
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
+        remove_stale_temporaries(path.parent, path.stem)  # what a killed save left behind
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

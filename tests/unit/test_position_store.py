@@ -86,7 +86,7 @@ def test_stale_temporary_files_are_removed(tmp_path: Path) -> None:
     two_hours_ago = time.time() - 7200
     os.utime(old, (two_hours_ago, two_hours_ago))
     os.utime(other, (two_hours_ago, two_hours_ago))
-    PositionStore(path).get("h1")
+    PositionStore(path).save("h1", Position(1))
     assert not old.exists()
     assert young.exists()  # maybe another window's save in progress
     assert other.exists()  # not this store's

@@ -3,8 +3,7 @@
 One small JSON file, ``$XDG_STATE_HOME/panelvox/positions.json``, keyed by the book's content
 hash (a moved or renamed book keeps its place). Every save writes a temporary file, syncs
 it and renames it over the old one, so a crash at any moment leaves the old or the new
-file, never half of one; temporary files a killed save left are removed when the store is
-first used. Two reader windows share the file: each save re-reads it under a lock
+file, never half of one; temporary files a killed save left are removed by the next save. Two reader windows share the file: each save re-reads it under a lock
 (``positions.lock``), so one window never undoes the other's last position.
 
 Only a regular file is read (never a FIFO or a device). A damaged file is recovered: the
@@ -30,7 +29,6 @@ from panelvox.jsonfile import (
     MAX_STORE_BYTES,
     note_notice,
     read_regular,
-    remove_stale_temporaries,
     write_json_atomic,
 )
 from panelvox.reader.position import Level, Position
@@ -103,12 +101,8 @@ class PositionStore:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else paths.state_dir() / "positions.json"
-        self._tidied = False
 
     def _load(self) -> dict[str, Any]:
-        if not self._tidied:
-            self._tidied = True
-            remove_stale_temporaries(self.path.parent, self.path.stem)
         try:
             raw = read_regular(self.path, MAX_STORE_BYTES)
         except FileNotFoundError:
