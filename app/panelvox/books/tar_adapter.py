@@ -22,7 +22,6 @@ from panelvox.books.adapter import (
 )
 from panelvox.books.limits import Limits
 from panelvox.books.tar_headers import BudgetedStream, check_headers, open_stream
-from panelvox.errors import ResourceLimitExceeded
 
 _ERRORS: tuple[type[BaseException], ...] = (tarfile.TarError, *PARSER_ERRORS)
 
@@ -78,9 +77,7 @@ class TarAdapter:
                 raise damaged_entry(f"{entry.name}: not a regular file")
             with fh:
                 return read_capped(fh, limit, entry.name)
-        except ResourceLimitExceeded:
-            raise
-        except _ERRORS as exc:
+        except _ERRORS as exc:  # the budget's ResourceLimitExceeded is no parser error: it passes
             raise damaged_entry(f"{entry.name}: {exc!r}") from exc
 
     def close(self) -> None:

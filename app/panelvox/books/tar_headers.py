@@ -69,8 +69,7 @@ class BudgetedStream:
 
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
-            size = max(self._left + 1, 0)
-        self._spend(0)
+            size = self._left + 1
         data = self._inner.read(min(size, self._left + 1))
         self._spend(len(data))
         return data

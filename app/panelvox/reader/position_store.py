@@ -3,7 +3,8 @@
 One small JSON file, ``$XDG_STATE_HOME/panelvox/positions.json``, keyed by the book's content
 hash (a moved or renamed book keeps its place). Every save writes a temporary file, syncs
 it and renames it over the old one, so a crash at any moment leaves the old or the new
-file, never half of one; temporary files a killed save left are removed by the next save. Two reader windows share the file: each save re-reads it under a lock
+file, never half of one; temporary files a killed save left are removed by the next save.
+Two reader windows share the file: each save re-reads it under a lock
 (``positions.lock``), so one window never undoes the other's last position.
 
 Only a regular file is read (never a FIFO or a device). A damaged file is recovered: the
