@@ -168,11 +168,13 @@ def check_unpacked_size(path: Path, unpacked: int, limits: Limits) -> None:
     gigabytes of zeros before the first page)."""
     budget = limits.decompression_budget(path.stat().st_size)
     if unpacked > budget:
-        raise ResourceLimitExceeded(
-            # Translators: spoken when a book is too big to open safely.
-            _("This book is too large to open safely."),
-            detail=f"{path}: unpacks to {unpacked} bytes, budget {budget}",
-        )
+        raise too_large(f"{path}: unpacks to {unpacked} bytes, budget {budget}")
+
+
+def too_large(detail: str) -> ResourceLimitExceeded:
+    """The whole book costs too much to open (declared sizes, a decompression budget)."""
+    # Translators: spoken when a book is too big to open safely.
+    return ResourceLimitExceeded(_("This book is too large to open safely."), detail=detail)
 
 
 def too_many_entries(count: int, limit: int) -> ResourceLimitExceeded:

@@ -20,10 +20,8 @@ import re
 import tarfile
 from typing import IO
 
-from panelvox.books.adapter import damaged
+from panelvox.books.adapter import damaged, too_large
 from panelvox.books.limits import Limits
-from panelvox.errors import ResourceLimitExceeded
-from panelvox.i18n import _
 
 _BLOCK = tarfile.BLOCKSIZE
 _EXTENDED = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
@@ -39,11 +37,6 @@ _NO_DATA = (
 )
 #: A longer run of digits is what makes tarfile's pax regexes quadratic; no real field has one.
 _LONG_DIGITS = re.compile(rb"[0-9]{33}")
-
-
-def too_large(detail: str) -> ResourceLimitExceeded:
-    # Translators: spoken when a book is too big to open safely.
-    return ResourceLimitExceeded(_("This book is too large to open safely."), detail=detail)
 
 
 class BudgetedStream:
