@@ -183,6 +183,21 @@ def float_tiff(path: Path) -> None:
         zf.writestr("p.tif", buf.getvalue())
 
 
+def pdf_strokes(path: Path, strokes: int = 20_000) -> None:
+    """A 100 KB PDF page of 20,000 separate anti-aliased strokes (not bounded yet)."""
+    import pymupdf
+
+    ops = b"".join(
+        b"%d %d m %d %d l S\n" % (i % 600, i * 7 % 800, i * 13 % 600, i * 3 % 800) for i in range(strokes)
+    )
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=800)
+    page.insert_text((10, 10), "x")
+    doc.update_stream(page.get_contents()[0], b"1 w " + ops)
+    doc.save(path, deflate=True)
+    doc.close()
+
+
 def tiff_tiles(path: Path, side: int = 6000, tile: int = 4) -> None:
     """A 6000 x 6000 TIFF cut into 2.25 million 4 x 4 tiles (all pointing at one), in a CBZ."""
     import zipfile
@@ -247,6 +262,7 @@ BOMBS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "float-64mpx.cbz": ("CBZ, 8000 x 8000 float TIFF", float_tiff),
     "million.cbz": ("ZIP of 1,000,000 entries", million_entries),
     "tiff-tiles.cbz": ("CBZ, TIFF of 2.25 million 4 x 4 tiles", tiff_tiles),
+    "strokes.pdf": ("PDF, 20,000 vector strokes on one page", pdf_strokes),
 }
 SHARED = Path(os.environ.get("PANELVOX_SHARED", REPO.parent.parent / "shared")) / "hostile"
 REPRODUCERS = ("F8_tar_pax_digits_256k.cbt", "F9_jpeg_4000px_3000scans.cbz", "F9_jpeg_8000px_3000scans.cbz")
