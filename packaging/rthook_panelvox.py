@@ -15,6 +15,9 @@ from pathlib import Path
 
 def _setup() -> None:
     root = Path(getattr(sys, "_MEIPASS", Path(sys.executable).parent))
+    # onnxruntime's telemetry off before anything could import it (panelvox/__init__ does
+    # the same; here it also holds for whatever the frozen app imports first)
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     # the voice map and the Piper voice list (voices/manifest.json of the source tree)
     manifest = root / "voices" / "manifest.json"
     if manifest.is_file():

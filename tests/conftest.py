@@ -15,7 +15,11 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 
 @pytest.fixture(autouse=True)
 def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Logs, caches and reading positions of a test never touch the real home."""
+    """Logs, caches and reading positions of a test never touch the real home; what a test
+    could not save is not said in the next one."""
+    from panelvox.jsonfile import forget_notices
+
+    forget_notices()
     home = tmp_path_factory.mktemp("xdg")
     for var in ("XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
         monkeypatch.setenv(var, str(home / var.lower()))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ _HIDDEN_BACKENDS = frozenset({"spy", "file"})
 class Topic(Enum):
     VERSION = "version"
     GPU = "gpu"
+    PRIVACY = "privacy"
     OCR_DEVICE = "ocr_device"
     LLM_DEVICE = "llm_device"
     SCREEN_READER = "screen_reader"
@@ -77,6 +79,22 @@ def gpu_finding(gpus: Sequence[str]) -> Finding:
         return Finding(Topic.GPU, True, _("No NVIDIA graphics card was found; Panelvox uses the processor."))
     # Translators: `panelvox doctor` found graphics cards; {names} lists them.
     return Finding(Topic.GPU, True, _("Graphics card found: {names}.").format(names=", ".join(gpus)))
+
+
+def telemetry_finding(value: str | None) -> Finding:
+    """onnxruntime (the OCR, Piper) sends Microsoft telemetry unless
+    ``ORT_DISABLE_TELEMETRY=1`` is set before it starts; Panelvox sets it in every process."""
+    if value == "1":
+        # Translators: `panelvox doctor`: onnxruntime's telemetry to Microsoft is switched off.
+        return Finding(Topic.PRIVACY, True, _("Telemetry is off; Panelvox sends nothing over the network."))
+    return Finding(
+        Topic.PRIVACY,
+        False,
+        # Translators: `panelvox doctor`: someone set ORT_DISABLE_TELEMETRY to another value.
+        _("Telemetry may be on: ORT_DISABLE_TELEMETRY is set to {value}, not 1.").format(
+            value=value or "nothing"
+        ),
+    )
 
 
 def ocr_device_finding(providers: Sequence[str] | None, gpus: Sequence[str]) -> Finding:
@@ -271,6 +289,7 @@ def gather() -> list[Finding]:
     return [
         version_finding(frozen=paths.bundle_dir() is not None),
         gpu_finding(gpus),
+        telemetry_finding(os.environ.get("ORT_DISABLE_TELEMETRY")),
         ocr_device_finding(onnx_providers(), gpus),
         llm_device_finding(installed, offload),
         screen_reader_finding(reader_running),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import random
 import tarfile
 import tempfile
 import zipfile
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import py7zr
 import pytest
+from book_mutations import make_seeds, mutate, try_book
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -136,3 +138,21 @@ def test_mutated_page_images_are_reported_per_page(case: tuple[str, bytes]) -> N
                 assert exc.message.startswith("Page 1 ")
             book.check_page(0)
             assert book.load_page(1).size == (24, 32)
+
+
+# -- every format the book layer reads, with the long run's seeds and mutations -------------
+BOOK_SEEDS = make_seeds()
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(BOOK_SEEDS)), st.randoms(use_true_random=False))
+def test_mutated_books_of_every_format_fail_only_as_one_sentence(name: str, rng: random.Random) -> None:
+    """CBZ, CBT (plain, GNU, gzip), CB7, CBR, PDF and six image formats, mutated as
+    scripts/fuzz_books.py does at 30,000 inputs (docs/benchmarks.md has its count)."""
+    suffix, seed = BOOK_SEEDS[name]
+    others = [data for _, data in BOOK_SEEDS.values()]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / ("book" + suffix)
+        path.write_bytes(mutate(rng, seed, others))
+        assert try_book(path) is None

@@ -89,3 +89,68 @@ def test_fingerprint_depends_on_the_stages() -> None:
 
     assert pipeline_fingerprint([CountingStage()]) == pipeline_fingerprint([CountingStage()])
     assert pipeline_fingerprint([CountingStage()]) != pipeline_fingerprint([OtherStage()])
+
+
+def _damage_cases(good: str) -> dict[str, str]:
+    import json
+
+    data = json.loads(good)
+    return {
+        "page 1e999": good.replace('"page": 2', '"page": 1e999'),
+        "deep nesting": "[" * 100_000 + "]" * 100_000,
+        "a list": "[1, 2]",
+        "another page": json.dumps(dict(data, page=7)),
+        "panels of the wrong type": json.dumps(dict(data, panels={"a": 1})),
+        "a panel without a box": json.dumps(dict(data, panels=[{"id": "p1"}])),
+        "not utf-8": "\udcff",
+        "empty": "",
+        "nulls": json.dumps({k: None for k in data}),
+    }
+
+
+def test_any_damaged_entry_is_a_miss_and_is_written_again(tmp_path: Path) -> None:
+    """Each of these once failed every run until the file was deleted (issue 20)."""
+    stage = CountingStage()
+    cache = AnalysisCache(tmp_path, "v1")
+    PageAnalyzer([stage], cache).analyze("book", 2, LTR, _image)
+    (entry,) = tmp_path.rglob("*.json")
+    good = entry.read_text(encoding="utf-8")
+    assert '"page": 2' in good
+    for name, text in _damage_cases(good).items():
+        entry.write_bytes(text.encode("utf-8", "surrogateescape"))
+        calls = stage.calls
+        again = PageAnalyzer([stage], cache).analyze("book", 2, LTR, _image)
+        assert stage.calls == calls + 1, name
+        assert again.page == 2 and again.panels, name
+        assert PageAnalysis.from_json(__import__("json").loads(entry.read_text())) == again, name
+
+
+def test_only_regular_files_are_read(tmp_path: Path) -> None:
+    """A FIFO would block the reader forever; /dev/zero would eat memory. Both are misses
+    (and replaced by the real entry)."""
+    import os
+
+    stage = CountingStage()
+    cache = AnalysisCache(tmp_path, "v1")
+    PageAnalyzer([stage], cache).analyze("book", 1, LTR, _image)
+    (entry,) = tmp_path.rglob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)
+    assert cache.get("book", 1, LTR) is None
+    PageAnalyzer([stage], cache).analyze("book", 1, LTR, _image)
+    assert entry.is_file() and cache.get("book", 1, LTR) is not None
+    entry.unlink()
+    entry.symlink_to("/dev/zero")
+    assert cache.get("book", 1, LTR) is None
+
+
+def test_an_oversized_entry_is_not_read(tmp_path: Path) -> None:
+    from panelvox.analysis import cache as cache_module
+
+    stage = CountingStage()
+    cache = AnalysisCache(tmp_path, "v1")
+    PageAnalyzer([stage], cache).analyze("book", 1, LTR, _image)
+    (entry,) = tmp_path.rglob("*.json")
+    with entry.open("r+b") as fh:
+        fh.truncate(cache_module.MAX_ENTRY_BYTES + 1)
+    assert cache.get("book", 1, LTR) is None

@@ -3,7 +3,9 @@
 The key includes a fingerprint of the stages' code and parameters (:func:`pipeline_fingerprint`)
 and of the packages that run their models, so a new pipeline version never serves stale
 results — calibre's rule. Entries are JSON (``PageAnalysis.to_json``), written
-atomically; a damaged or foreign entry is ignored and recomputed, never fatal.
+atomically; a damaged or foreign entry (any error reading it, a number too large, nesting
+too deep, another page's analysis) is a miss: recomputed and written again, never fatal.
+Only a regular file of at most :data:`MAX_ENTRY_BYTES` is read (never a FIFO or a device).
 """
 
 from __future__ import annotations
@@ -21,13 +23,27 @@ from typing import Protocol
 from panelvox import __version__, paths
 from panelvox.analysis.pipeline import Stage, analyze_page
 from panelvox.errors import SchemaError
-from panelvox.jsonfile import write_json_atomic
+from panelvox.jsonfile import read_regular, write_json_atomic
 from panelvox.model import Image, PageAnalysis, ReadingDirection
 
 log = logging.getLogger(__name__)
 
 _PKG = Path(__file__).resolve().parent.parent  # app/panelvox
 _RUNTIME_PACKAGES = ("rapidocr", "onnxruntime", "onnxruntime-gpu", "opencv-python-headless")
+#: Largest cache entry read: a page of thousands of words is well under a megabyte.
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+#: What reading a damaged entry can raise, from the file system to the page model.
+_DAMAGE: tuple[type[BaseException], ...] = (
+    OSError,
+    ValueError,
+    SchemaError,
+    RecursionError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+)
 
 
 def default_cache_dir() -> Path:
@@ -110,13 +126,16 @@ class AnalysisCache:
     def get(self, book_hash: str, page: int, direction: ReadingDirection) -> PageAnalysis | None:
         path = self._path(book_hash, page, direction)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            return PageAnalysis.from_json(data)
+            analysis = PageAnalysis.from_json(json.loads(read_regular(path, MAX_ENTRY_BYTES).decode("utf-8")))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, SchemaError) as exc:
-            log.warning("ignoring damaged cache entry %s: %s", path, exc)
+        except _DAMAGE as exc:
+            log.warning("ignoring damaged cache entry %s: %r", path, exc)
             return None
+        if analysis.page != page or analysis.direction is not direction:
+            log.warning("ignoring cache entry %s: it holds page %d", path, analysis.page)
+            return None
+        return analysis
 
     def put(self, book_hash: str, analysis: PageAnalysis) -> None:
         path = self._path(book_hash, analysis.page, analysis.direction)

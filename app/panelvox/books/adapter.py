@@ -19,6 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import IO, Protocol
 
+from panelvox.books.limits import Limits
 from panelvox.errors import BookError, PasswordProtected, ResourceLimitExceeded, UnreadablePage
 from panelvox.i18n import _
 
@@ -159,6 +160,21 @@ def sniff(path: Path) -> BookFormat | None:
     if low.endswith((".cbt", ".tar")) and len(head) >= 512:
         return BookFormat.TAR
     return None
+
+
+def check_unpacked_size(path: Path, unpacked: int, limits: Limits) -> None:
+    """Refuse a solid archive whose blocks unpack to more than the book's budget: reaching
+    its last page decompresses everything before it (a solid 7z or RAR "bomb" puts
+    gigabytes of zeros before the first page)."""
+    budget = limits.decompression_budget(path.stat().st_size)
+    if unpacked > budget:
+        raise too_large(f"{path}: unpacks to {unpacked} bytes, budget {budget}")
+
+
+def too_large(detail: str) -> ResourceLimitExceeded:
+    """The whole book costs too much to open (declared sizes, a decompression budget)."""
+    # Translators: spoken when a book is too big to open safely.
+    return ResourceLimitExceeded(_("This book is too large to open safely."), detail=detail)
 
 
 def too_many_entries(count: int, limit: int) -> ResourceLimitExceeded:

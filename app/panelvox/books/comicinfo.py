@@ -1,11 +1,15 @@
 """ComicInfo.xml (anansi-project schema v2.0), parsed defensively.
 
 Documents with a DTD or entity declarations are refused outright (the classic XML bombs
-need them); unknown elements are ignored; a malformed field is dropped, never fatal.
+need them); unknown elements are ignored; a malformed field is dropped, never fatal. The
+bytes are decoded here, not by expat (which reads no multi-byte legacy encoding): a BOM,
+else the declared encoding (Shift_JIS read as its Windows superset CP932, common in manga
+from Japan), else UTF-8.
 """
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 import xml.etree.ElementTree as ET
@@ -14,7 +18,18 @@ from enum import Enum
 
 log = logging.getLogger(__name__)
 
-_FORBIDDEN = re.compile(rb"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+_FORBIDDEN = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+_DECLARATION = re.compile(r"^\s*<\?xml\b[^>]{0,512}?\?>")
+_DECLARED = re.compile(rb"^\s*<\?xml\b[^>]{0,512}?\bencoding\s*=\s*[\"']([A-Za-z0-9._:-]{1,40})[\"']")
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+#: Declared names read with a superset: Windows wrote most "Shift_JIS" files as CP932.
+_SUPERSETS = {"shift_jis": "cp932", "euc_jp": "euc_jis_2004", "gb2312": "gb18030", "gbk": "gb18030"}
 
 
 class Manga(Enum):
@@ -168,13 +183,46 @@ def _to_manga(text: str | None) -> Manga | None:
     return None
 
 
+def _codec(name: str) -> str | None:
+    """Python's codec for an encoding name an XML file declares, or None if it has none."""
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return None
+    # rot13, base64 and the like are codecs too, but not text encodings
+    if not getattr(info, "_is_text_encoding", True):
+        return None
+    return _SUPERSETS.get(info.name.replace("-", "_"), info.name)
+
+
+def decode_xml(data: bytes) -> str:
+    """The document's text: BOM, else declared encoding, else UTF-8; :class:`ComicInfoError`."""
+    encoding = next((enc for bom, enc in _BOMS if data.startswith(bom)), None)
+    if encoding is None and data[:2] in (b"<\0", b"\0<"):
+        encoding = "utf-16-le" if data[0] else "utf-16-be"
+    if encoding is None:
+        declared = _DECLARED.match(data[:600])
+        if declared is not None:
+            name = declared.group(1).decode("ascii")
+            encoding = _codec(name)
+            if encoding is None:
+                log.info("ComicInfo.xml declares the unknown encoding %r; trying UTF-8", name)
+    try:
+        return data.decode(encoding or "utf-8")
+    except (UnicodeError, LookupError) as exc:
+        raise ComicInfoError(f"ComicInfo.xml is not valid {encoding or 'UTF-8'}: {exc}") from exc
+
+
 def parse_comicinfo(data: bytes) -> ComicInfo:
     """Parse ComicInfo.xml bytes; raises :class:`ComicInfoError` when unusable."""
-    if _FORBIDDEN.search(data):
+    text = decode_xml(data)
+    if _FORBIDDEN.search(text):
         raise ComicInfoError("ComicInfo.xml declares a DTD or entities; refused")
+    # The text is decoded already: its declaration would make expat decode it again.
+    text = _DECLARATION.sub("", text, count=1)
     try:
-        root = ET.fromstring(data)
-    except ET.ParseError as exc:
+        root = ET.fromstring(text)
+    except (ET.ParseError, ValueError, LookupError) as exc:
         raise ComicInfoError(f"ComicInfo.xml is malformed: {exc}") from exc
     if _local(root.tag) != "ComicInfo":
         raise ComicInfoError(f"root element is {_local(root.tag)!r}, not ComicInfo")

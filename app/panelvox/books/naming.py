@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 #: File name endings of images Panelvox reads as pages (AVIF where Pillow supports it).
@@ -13,7 +14,11 @@ _JUNK_NAMES = frozenset({"thumbs.db", "desktop.ini", ".ds_store"})
 _JUNK_DIRS = frozenset({"__macosx"})
 _DIGITS = re.compile(r"(\d+)")
 
-NaturalKey = tuple[tuple[tuple[str | int, ...], ...], str]
+#: A number in a name, compared by value without int(): (digit count, digits), leading
+#: zeros dropped. int() refuses numbers over 4,300 digits (CPython's guard against
+#: quadratic conversion), and a hostile entry name can be all digits.
+NumberKey = tuple[int, str]
+NaturalKey = tuple[tuple[tuple[str | NumberKey, ...], ...], str]
 
 
 def normalize_name(name: str) -> str:
@@ -46,11 +51,18 @@ def is_page_image(name: str) -> bool:
     return not is_junk(name) and suffix(name) in IMAGE_SUFFIXES
 
 
-def _part_key(part: str) -> tuple[str | int, ...]:
+def _number_key(digits: str) -> NumberKey:
+    if not digits.isascii():  # other scripts' digits (Arabic-Indic, full-width) by value
+        digits = "".join(str(unicodedata.decimal(c, 0)) for c in digits)
+    value = digits.lstrip("0")
+    return len(value), value
+
+
+def _part_key(part: str) -> tuple[str | NumberKey, ...]:
     # re.split with one capture group alternates text, number, text, ...: even positions
-    # are always str and odd ones int, so two keys always compare (a total order).
+    # are always str and odd ones a number key, so two keys always compare (a total order).
     pieces = _DIGITS.split(part.casefold())
-    return tuple(int(p) if i % 2 else p for i, p in enumerate(pieces))
+    return tuple(_number_key(p) if i % 2 else p for i, p in enumerate(pieces))
 
 
 def natural_key(name: str) -> NaturalKey:

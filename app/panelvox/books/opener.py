@@ -7,7 +7,7 @@ import logging
 import os
 from pathlib import Path
 
-from panelvox.books.adapter import BookAdapter, BookFormat, Entry, password_protected, sniff
+from panelvox.books.adapter import BookAdapter, BookFormat, Entry, password_protected, sniff, too_large
 from panelvox.books.adapter_discovery import open_adapter
 from panelvox.books.book import Book, PageRef
 from panelvox.books.comicinfo import ComicInfo, ComicInfoError, parse_comicinfo
@@ -15,7 +15,7 @@ from panelvox.books.direction import decide_direction
 from panelvox.books.direction_store import DirectionOverrides
 from panelvox.books.limits import Limits, MiB
 from panelvox.books.naming import is_junk, is_page_image, natural_key, normalize_name
-from panelvox.errors import BookError, BookNotFound, EmptyBook, ResourceLimitExceeded, UnsupportedFormat
+from panelvox.errors import BookError, BookNotFound, EmptyBook, UnsupportedFormat
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 
@@ -97,11 +97,7 @@ def _build(
         raise password_protected(f"{path}: encrypted page entries")
     total = sum(max(e.size, 0) for e in images)
     if total > limits.max_total_bytes:
-        raise ResourceLimitExceeded(
-            # Translators: spoken when a book is too big to open safely.
-            _("This book is too large to open safely."),
-            detail=f"{path}: declared {total} bytes of pages, limit {limits.max_total_bytes}",
-        )
+        raise too_large(f"{path}: declared {total} bytes of pages, limit {limits.max_total_bytes}")
 
     metadata = _read_comicinfo(path, adapter, entries, limits)
     content_hash = _content_hash(path, adapter.format, entries)

@@ -2,13 +2,18 @@
 
 The pixel count is checked from the header before anything is decoded; only raster
 formats a comic page can be in are accepted (Pillow's EPS plugin, for one, would run
-Ghostscript); EXIF orientation is applied; CMYK, palette, 16-bit and alpha are converted
-the way a reader expects (alpha over white, 16-bit scaled, not clipped).
+Ghostscript); a progressive JPEG's scans are counted before decoding (each scan is one
+more pass over every pixel: 3,000 scans of a 4000 x 4000 page take half a minute); EXIF
+orientation is applied; CMYK, palette, 16-bit and alpha are converted the way a reader
+expects (alpha over white, 16-bit scaled, not clipped), in strips, so a 64-megapixel float
+page never needs gigabytes.
 """
 
 from __future__ import annotations
 
 import io
+import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -22,6 +27,16 @@ _CMS_ERRORS: tuple[type[BaseException], ...] = (ImageCms.PyCMSError, *PARSER_ERR
 
 #: Pillow format names a page may be in (PPM: rendered PDF pages; camera MPO files open as JPEG).
 PAGE_FORMATS: tuple[str, ...] = ("JPEG", "PNG", "WEBP", "GIF", "BMP", "DIB", "TIFF", "AVIF", "PPM")
+
+#: Most scans a JPEG page may have (encoders write 1, or about 10 when progressive).
+MAX_JPEG_SCANS = 100
+#: Most pixel passes (pixels x scans) one JPEG decode may take: about 2 s here.
+MAX_JPEG_PIXEL_SCANS = 4_000_000_000
+#: Most strips or tiles a TIFF page may be cut into: Pillow makes a Python object of each
+#: before decoding (2.5 million 4 x 4 tiles in a 20 MB file: half a minute, a gigabyte).
+MAX_TIFF_PIECES = 100_000
+#: Pixels converted at a time from 16-bit, 32-bit and float pages.
+_STRIP_PIXELS = 4_000_000
 
 
 class Problem(Enum):
@@ -48,9 +63,32 @@ class PageHeader:
     mode: str
 
 
+def _tiff_pieces(data: bytes) -> int:
+    """Strips or tiles the first image of a TIFF declares (0 when not a readable TIFF)."""
+    order = {b"II": "<", b"MM": ">"}.get(data[:2])
+    if order is None or len(data) < 16:
+        return 0
+    big = struct.unpack_from(order + "H", data, 2)[0] == 43  # BigTIFF
+    head, entry, count_fmt = (order + "Q", 20, order + "Q") if big else (order + "I", 12, order + "I")
+    try:
+        ifd = struct.unpack_from(head, data, 8 if big else 4)[0]
+        entries = struct.unpack_from(order + ("Q" if big else "H"), data, ifd)[0]
+        start = ifd + (8 if big else 2)
+        for n in range(min(entries, 4096)):
+            tag = struct.unpack_from(order + "H", data, start + n * entry)[0]
+            if tag in (273, 324):  # StripOffsets, TileOffsets
+                return int(struct.unpack_from(count_fmt, data, start + n * entry + 4)[0])
+    except struct.error:
+        return 0
+    return 0
+
+
 def _open(data: bytes, max_pixels: int) -> Image.Image:
     if not data:
         raise PageDecodeError(Problem.EMPTY, "zero-byte entry")
+    pieces = _tiff_pieces(data)
+    if pieces > MAX_TIFF_PIECES:
+        raise PageDecodeError(Problem.TOO_LARGE, f"TIFF in {pieces} strips or tiles")
     try:
         im = Image.open(io.BytesIO(data), formats=PAGE_FORMATS)
     except Image.DecompressionBombError as exc:
@@ -64,6 +102,12 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
         raise PageDecodeError(Problem.DAMAGED, f"size {w}x{h}")
     if w * h > max_pixels:
         raise PageDecodeError(Problem.TOO_LARGE, f"{w}x{h} = {w * h} pixels, limit {max_pixels}")
+    if im.format in ("JPEG", "MPO"):
+        # FF DA starts a scan; entropy-coded data never holds it (0xFF is escaped there), so
+        # this counts every scan, plus those of an EXIF thumbnail: an upper bound.
+        scans = data.count(b"\xff\xda")
+        if scans > MAX_JPEG_SCANS or scans * w * h > MAX_JPEG_PIXEL_SCANS:
+            raise PageDecodeError(Problem.TOO_LARGE, f"JPEG of {w}x{h} with {scans} scans")
     return im
 
 
@@ -85,11 +129,13 @@ def decode_page(data: bytes, max_pixels: int) -> Image.Image:
     """Decode one page to RGB; raises :class:`PageDecodeError`."""
     im = _open(data, max_pixels)
     try:
-        if getattr(im, "n_frames", 1) > 1:
-            im.seek(0)  # animated GIF/WebP, multi-page TIFF: the first frame is the page
+        # Animated GIF/WebP, multi-page TIFF: the first frame is the page, where Image.open
+        # leaves it (n_frames would walk every frame of the file first).
         im.load()
         transposed = ImageOps.exif_transpose(im)
-        out = to_rgb(transposed if transposed is not None else im)
+        if transposed is not None:
+            im = transposed  # the unturned copy is freed here, not after the conversion
+        out = to_rgb(im)
     except _ERRORS as exc:
         raise PageDecodeError(Problem.DAMAGED, repr(exc)) from exc
     return out
@@ -101,8 +147,19 @@ def _alpha_over_white(im: Image.Image) -> Image.Image:
     return Image.alpha_composite(white, rgba).convert("RGB")
 
 
-def _from_array(arr: np.ndarray) -> Image.Image:
-    return Image.fromarray(np.ascontiguousarray(arr, dtype=np.uint8), mode="L").convert("RGB")
+def _to_grey(arr: np.ndarray, convert: Callable[[np.ndarray], np.ndarray]) -> Image.Image:
+    """``convert`` applied strip by strip (a few megabytes of temporaries, not gigabytes)."""
+    out = np.empty(arr.shape[:2], np.uint8)
+    step = max(1, _STRIP_PIXELS // max(arr.shape[1], 1))
+    for top in range(0, arr.shape[0], step):
+        out[top : top + step] = convert(arr[top : top + step])
+    return Image.fromarray(out, mode="L").convert("RGB")
+
+
+def _scale_16(strip: np.ndarray) -> np.ndarray:
+    # 16-bit samples scaled to 8 bits (Pillow's own convert would clip at 255)
+    wide = np.clip(strip.astype(np.int64), 0, 65535)
+    return ((wide * 255 + 32767) // 65535).astype(np.uint8)
 
 
 def to_rgb(im: Image.Image) -> Image.Image:
@@ -111,15 +168,20 @@ def to_rgb(im: Image.Image) -> Image.Image:
     if mode == "RGB":
         return im
     if mode.startswith("I;16") or mode == "I":
-        arr = np.asarray(im).astype(np.int64)
+        arr = np.asarray(im)
         if mode == "I" and arr.size and arr.max() <= 255 and arr.min() >= 0:
-            return _from_array(arr)
-        # 16-bit samples scaled to 8 bits (Pillow's own convert would clip at 255).
-        return _from_array((np.clip(arr, 0, 65535) * 255 + 32767) // 65535)
+            return _to_grey(arr, lambda strip: strip.astype(np.uint8))
+        return _to_grey(arr, _scale_16)
     if mode == "F":
-        arr = np.nan_to_num(np.asarray(im, dtype=np.float64))
-        scale = 255.0 if arr.size and arr.max() <= 1.0 else 1.0
-        return _from_array(np.clip(np.rint(arr * scale), 0, 255))
+        arr = np.asarray(im)
+        top = float(np.fmax.reduce(arr, axis=None)) if arr.size else 0.0  # NaN ignored
+        scale = 255.0 if not top > 1.0 else 1.0  # samples in 0..1 (or all NaN)
+        return _to_grey(
+            arr,
+            lambda strip: np.clip(np.rint(np.nan_to_num(strip.astype(np.float64)) * scale), 0, 255).astype(
+                np.uint8
+            ),
+        )
     if mode == "CMYK":
         return _cmyk_to_rgb(im)
     if mode == "P":

@@ -17,10 +17,12 @@ from panelvox.books.adapter import (
     password_protected,
 )
 from panelvox.books.limits import Limits
-from panelvox.errors import EmptyBook
+from panelvox.errors import EmptyBook, ResourceLimitExceeded
 from panelvox.i18n import _
 
-_ERRORS: tuple[type[BaseException], ...] = (pymupdf.FileDataError, *PARSER_ERRORS)
+#: MuPDF's own errors (FzErrorFormat for a malformed or cyclic page tree, FzErrorArgument
+#: for a page too thin to render, ...) all derive from FzErrorBase, not from RuntimeError.
+_ERRORS: tuple[type[BaseException], ...] = (pymupdf.FileDataError, pymupdf.mupdf.FzErrorBase, *PARSER_ERRORS)
 
 
 class PdfAdapter:
@@ -37,9 +39,10 @@ class PdfAdapter:
         if self._doc.needs_pass:
             self._doc.close()
             raise password_protected(f"{path}: PDF is encrypted")
+        self._max_pixels = limits.max_pixels
         try:
             count = self._doc.page_count
-        except PARSER_ERRORS as exc:
+        except _ERRORS as exc:
             self._doc.close()
             raise damaged(f"{path}: page tree unreadable: {exc!r}") from exc
         if count == 0:
@@ -66,23 +69,35 @@ class PdfAdapter:
                 return best
             rect = page.rect
             return round(rect.width), round(rect.height)
-        except PARSER_ERRORS:
+        except _ERRORS:
             return None
 
     def read(self, entry: Entry, limit: int) -> bytes:
         """The rendered page as PPM bytes (a raw RGB raster Pillow reads instantly)."""
         try:
             page = self._doc.load_page(entry.ident)
+            self._check_images(page, entry)
             rect = page.rect
-            long_side = max(rect.width, rect.height)
-            if long_side <= 0:
-                raise damaged_entry(f"{entry.name}: empty page box")
-            zoom = self._long_side / long_side
+            long_side, short_side = max(rect.width, rect.height), min(rect.width, rect.height)
+            zoom = self._long_side / long_side if long_side > 0 else 0.0
+            if short_side * zoom < 1:  # MuPDF refuses a raster less than a pixel wide
+                raise damaged_entry(f"{entry.name}: page box {rect.width} x {rect.height}")
             pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
             data: bytes = pix.tobytes("ppm")
         except _ERRORS as exc:
             raise damaged_entry(f"{entry.name}: render failed: {exc!r}") from exc
         return data
+
+    def _check_images(self, page: pymupdf.Page, entry: Entry) -> None:
+        """Refuse a page whose pictures MuPDF would decode at full size before scaling down
+        (a 40000 x 40000 image takes seconds and gigabytes to draw at any zoom)."""
+        pixels = sum(max(int(img[2]), 0) * max(int(img[3]), 0) for img in page.get_images(full=False))
+        if pixels > self._max_pixels:
+            raise ResourceLimitExceeded(
+                # Translators: spoken when a part of a book is bigger than is safe to read.
+                _("This part of the book is too large to open safely."),
+                detail=f"{entry.name}: images of {pixels} pixels in all, limit {self._max_pixels}",
+            )
 
     def close(self) -> None:
         self._doc.close()

@@ -20,6 +20,7 @@ from panelvox.books.adapter import (
     PARSER_ERRORS,
     BookFormat,
     Entry,
+    check_unpacked_size,
     damaged,
     damaged_entry,
     password_protected,
@@ -47,13 +48,19 @@ class RarAdapter:
             raise password_protected(f"{path}: {exc}") from exc
         except (rarfile.Error, *PARSER_ERRORS) as exc:
             raise damaged(f"{path}: not a readable RAR: {exc!r}") from exc
-        infos = [i for i in self._rar.infolist() if not i.is_dir()]
+        listed = self._rar.infolist()
+        infos = [i for i in listed if not i.is_dir()]
         if not infos and self._rar.needs_password():
             self._rar.close()
             raise password_protected(f"{path}: headers are encrypted")
-        if len(infos) > limits.max_entries:
+        try:
+            if len(listed) > limits.max_entries:
+                raise too_many_entries(len(listed), limits.max_entries)
+            # a solid RAR's member is reached by decompressing the ones before it
+            check_unpacked_size(path, sum(max(i.file_size or 0, 0) for i in infos), limits)
+        except BookError:
             self._rar.close()
-            raise too_many_entries(len(infos), limits.max_entries)
+            raise
         self._infos = infos
         self._entries = [
             Entry(ident=n, name=i.filename or "", size=i.file_size or 0, encrypted=i.needs_password())

@@ -15,6 +15,7 @@ from panelvox.books.adapter import (
     PARSER_ERRORS,
     BookFormat,
     Entry,
+    check_unpacked_size,
     damaged,
     damaged_entry,
     password_protected,
@@ -85,14 +86,22 @@ class SevenZipAdapter:
         except _ERRORS as exc:
             raise damaged(f"{path}: not a readable 7z: {exc!r}") from exc
         try:
-            infos = [i for i in self._sz.list() if not i.is_directory]
+            listed = self._sz.list()
+            infos = [i for i in listed if not i.is_directory]
             encrypted = self._sz.needs_password()
+            # what the blocks unpack to, as they declare it (what decompressing them costs)
+            folders = getattr(getattr(self._sz.header, "main_streams", None), "unpackinfo", None)
+            unpacked = sum(int(f.get_unpack_size()) for f in getattr(folders, "folders", None) or ())
         except _ERRORS as exc:
             self._sz.close()
             raise damaged(f"{path}: 7z listing failed: {exc!r}") from exc
-        if len(infos) > limits.max_entries:
+        try:
+            if len(listed) > limits.max_entries:
+                raise too_many_entries(len(listed), limits.max_entries)
+            check_unpacked_size(path, max(unpacked, sum(int(i.uncompressed or 0) for i in infos)), limits)
+        except ResourceLimitExceeded:
             self._sz.close()
-            raise too_many_entries(len(infos), limits.max_entries)
+            raise
         self._entries = [
             Entry(ident=n, name=i.filename, size=int(i.uncompressed or 0), encrypted=encrypted)
             for n, i in enumerate(infos)

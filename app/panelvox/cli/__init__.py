@@ -20,6 +20,7 @@ from panelvox.cli import analyze, ask, describe, doctor, export, info, models, n
 from panelvox.cli import eval as eval_command
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
+from panelvox.jsonfile import forget_notices, note_unsaved, take_notices
 
 log = logging.getLogger("panelvox")
 
@@ -29,6 +30,32 @@ Handler = Callable[[argparse.Namespace], int]
 _HANDLER_NAME = "panelvox-cli"
 #: the subcommands, in the order --help lists them
 _COMMANDS = (info, eval_command, analyze, narrate, export, read, models, describe, ask, names, doctor)
+
+
+class _LogFile(logging.FileHandler):
+    """The log file, which falls silent when it cannot be written (a full disk): no
+    "--- Logging error ---" traceback on the terminal, one notice at the end instead."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            self.failed = True
+            # Translators: what could not be saved, in "Could not save {what}; ...".
+            note_unsaved(_("the log"), OSError("the log file cannot be written"))
+        self.close()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)
+
+
+def _log_file() -> _LogFile | None:
+    """The live log file handler, or None when there is none (it could not be opened)."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, _LogFile) and handler.get_name() == _HANDLER_NAME:
+            return None if handler.failed else handler
+    return None
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -49,9 +76,9 @@ def _setup_logging(verbose: bool) -> None:
     try:
         logdir = paths.state_dir()
         logdir.mkdir(parents=True, exist_ok=True)
-        fh = logging.FileHandler(logdir / "panelvox.log", encoding="utf-8")
+        fh = _LogFile(logdir / "panelvox.log", encoding="utf-8")
     except OSError:
-        return  # a read-only home must not stop reading
+        return  # a read-only home must not stop reading; nothing to tell, nothing was lost
     fh.set_name(_HANDLER_NAME)
     fh.setLevel(logging.INFO)
     fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -94,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         handler = read.run  # `panelvox` alone opens the reader window
+    forget_notices()
     try:
         return handler(args)
     except PanelvoxError as exc:
@@ -109,6 +137,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception:
         log.exception("unexpected error in %s", args.command)
-        # Translators: printed when something unexpected fails; details are in the log.
-        print(_("Something went wrong. The details are in the log file."), file=sys.stderr)
+        if _log_file() is None:
+            # Translators: printed when something unexpected fails and there is no log file.
+            print(_("Something went wrong."), file=sys.stderr)
+        else:
+            # Translators: printed when something unexpected fails; details are in the log.
+            print(_("Something went wrong. The details are in the log file."), file=sys.stderr)
         return 2
+    finally:
+        for text in take_notices():  # what could not be saved: once, after the command's output
+            print(text, file=sys.stderr)

@@ -13,7 +13,6 @@ exhausting memory. Writing the manifest is atomic (temporary file + :func:`os.re
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import struct
@@ -27,7 +26,7 @@ from panelvox import paths
 from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
-from panelvox.jsonfile import write_json_atomic
+from panelvox.jsonfile import read_json_object, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -294,15 +293,11 @@ class ModelRegistry:
         self.path = path or manifest_path()
 
     def entries(self) -> list[ModelEntry]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError) as exc:
-            log.warning("model manifest %s unreadable: %r", self.path, exc)
+        data = read_json_object(self.path)  # {} when missing or damaged (logged)
+        if not data:
             return []
         out = []
-        if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT:
+        if data.get("format") != MANIFEST_FORMAT:
             log.warning("model manifest %s has an unknown format", self.path)
             return []
         for item in data.get("models", []):

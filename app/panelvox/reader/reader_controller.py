@@ -20,6 +20,7 @@ from pathlib import Path
 from panelvox.books import Book, DirectionOverrides, open_book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
+from panelvox.jsonfile import take_notices
 from panelvox.model import ReadingDirection
 from panelvox.models.registry import ModelRegistry
 from panelvox.names.stores import NameStore
@@ -144,6 +145,8 @@ class ReaderController:
         self.say_message(
             words.opening_words(book.title, book.page_count, pos, outline, resumed=pos != Position(0))
         )
+        for text in take_notices():  # after the opening words, which interrupt
+            self.say_message(text, Priority.NORMAL)
         return True
 
     def close_book(self) -> None:
@@ -283,6 +286,8 @@ class ReaderController:
     def _save(self) -> None:
         if self.book is not None:
             self.store.save(self.book.content_hash, self.position)
+        for text in take_notices():  # once each: something not saved, a damaged store reset
+            self.say_message(text, Priority.NORMAL)
 
     def _need_book(self) -> bool:
         if self.book is None:

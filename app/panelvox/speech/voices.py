@@ -8,7 +8,6 @@ hash of its identity, so a character sounds the same on every page and in every 
 from __future__ import annotations
 
 import importlib.util
-import json
 import logging
 import os
 import zlib
@@ -21,6 +20,7 @@ from panelvox import paths as folders
 from panelvox.checksum import sha256_of
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
+from panelvox.jsonfile import read_json_object
 from panelvox.speech.backend import Capabilities, SpeechRequest
 
 log = logging.getLogger(__name__)
@@ -125,12 +125,8 @@ def load_manifest(paths: list[Path] | None = None) -> VoiceManifest:
     manifest = VoiceManifest(piper=(_joe_default(),))
     seen_repo = False
     for path in paths if paths is not None else manifest_paths():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            continue
-        except (OSError, ValueError) as exc:
-            log.warning("ignoring voice manifest %s: %r", path, exc)
+        data = read_json_object(path)  # {} when missing, damaged or not an object (logged)
+        if not data:
             continue
         if data.get("schema") != MANIFEST_SCHEMA:
             log.warning("ignoring voice manifest %s: schema %r", path, data.get("schema"))

@@ -1,0 +1,341 @@
+"""Hostile books: the time and memory each costs to open and decode its first page.
+
+Builds the bombs of issue 20 (each a few megabytes at most) in a folder, then opens each in
+a fresh process (``open_book`` + ``load_page(0)``) under a wall-clock limit and a 6 GiB
+address-space cap, and prints one row per bomb: seconds, peak resident memory, and what
+happened (the one sentence Panelvox said, or what escaped). The goal (issue 20): any input
+of at most 20 MB opens and decodes a page in at most 10 s and 1.5 GB, or stops with one
+sentence.
+
+    python benchmarks/bench_hostile.py [--keep DIR] [--app PATH] [--write]
+
+``--app`` runs another checkout's ``app`` folder (how the "before" column was measured);
+``--keep`` keeps the bombs (they take a minute to build) for the next run; ``--write`` puts
+the table between the ``<!-- bench_hostile -->`` marks of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import gzip
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MiB = 1024 * 1024
+LIMIT_S = 120
+
+_CHILD = r"""
+import json, resource, sys, time
+resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+from pathlib import Path
+from panelvox.books import open_book
+from panelvox.errors import PanelvoxError
+start = time.perf_counter()
+try:
+    with open_book(Path(sys.argv[1])) as book:
+        book.load_page(0)
+    outcome = "page decoded"
+except PanelvoxError as exc:
+    outcome = "said: " + exc.message
+except BaseException as exc:
+    outcome = "ESCAPED " + type(exc).__name__
+seconds = time.perf_counter() - start
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent across exec
+hwm = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+print(json.dumps({"s": seconds, "mb": hwm / 1024, "out": outcome}))
+"""
+
+
+def _jpeg() -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 80), (200, 30, 30)).save(buf, "JPEG")
+    return buf.getvalue()
+
+
+def _header(name: str, size: int, kind: bytes = tarfile.REGTYPE) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    info.type = kind
+    return info.tobuf(tarfile.GNU_FORMAT)
+
+
+def _zeros_stream(write: Callable[[bytes], object], total: int) -> None:
+    chunk = b"\0" * (16 * MiB)
+    while total > 0:
+        write(chunk[: min(total, len(chunk))])
+        total -= len(chunk)
+
+
+def gnu_long_names(path: Path) -> None:
+    """A GNU long-name header that declares 2.5 GiB: tarfile reads it whole."""
+    with path.open("wb") as fh:
+        fh.write(_header("././@LongLink", 5 << 29, tarfile.GNUTYPE_LONGNAME))
+        fh.write(b"a" * (2600 * 1024))
+
+
+def many_directories(path: Path) -> None:
+    """3 million directory headers, gzip-compressed (tarfile lists every one)."""
+    block = _header("d/", 0, tarfile.DIRTYPE)
+    with gzip.open(path, "wb", compresslevel=9) as gz:
+        for _ in range(3000):
+            gz.write(block * 1000)
+        gz.write(_header("p.jpg", len(_jpeg())) + _jpeg().ljust(512, b"\0") + b"\0" * 1024)
+
+
+def _skip_bomb(opener: Callable[[Path], io.BufferedIOBase], path: Path, zeros: int) -> None:
+    page = _jpeg()
+    with opener(path) as out:
+        out.write(_header("a.bin", zeros))
+        _zeros_stream(out.write, zeros)
+        out.write(_header("p.jpg", len(page)) + page.ljust(-(-len(page) // 512) * 512, b"\0") + b"\0" * 1024)
+
+
+def gzip_skip(path: Path) -> None:
+    """One member of 8 GiB of zeros before the page: skipping it decompresses it all."""
+    _skip_bomb(lambda p: gzip.open(p, "wb", compresslevel=9), path, 8 << 30)  # type: ignore[arg-type,return-value]  # noqa: SIM115
+
+
+def bz2_skip(path: Path) -> None:
+    _skip_bomb(lambda p: bz2.open(p, "wb", compresslevel=9), path, 4 << 30)  # type: ignore[arg-type,return-value]  # noqa: SIM115
+
+
+def solid_7z(path: Path) -> None:
+    """A solid 7z: 2 GiB of zeros, then the page, in one block."""
+    import py7zr
+
+    with tempfile.TemporaryDirectory() as tmp:
+        zeros = Path(tmp) / "a.bin"
+        with zeros.open("wb") as fh:
+            fh.truncate(2 << 30)  # sparse: nothing written to the disk
+        with py7zr.SevenZipFile(path, "w") as sz:
+            sz.write(zeros, "a.bin")
+            sz.writestr(_jpeg(), "p.jpg")
+
+
+def solid_rar(path: Path) -> None:
+    """A solid RAR (RARLAB's rar): 2 GiB of zeros, then the page."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp)
+        with (src / "a.bin").open("wb") as fh:
+            fh.truncate(2 << 30)
+        (src / "p.jpg").write_bytes(_jpeg())
+        subprocess.run(["rar", "a", "-s", "-m5", "-inul", str(path), "a.bin", "p.jpg"], cwd=src, check=True)
+
+
+def pdf_huge_image(path: Path) -> None:
+    """A PDF page holding one 40000 x 40000 image (one bit per pixel, deflated zeros)."""
+    side = 40000
+    stream = zlib.compress(bytes(side * side // 8), 9)
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 600 800] /Resources << /XObject << /Im 5 0 R >> >> /Contents 4 0 R >>",
+    ]
+    content = b"q 600 0 0 800 0 0 cm /Im Do Q"
+    body = io.BytesIO()
+    body.write(b"%PDF-1.4\n")
+    offsets = []
+    for n, obj in enumerate(objs, 1):
+        offsets.append(body.tell())
+        body.write(b"%d 0 obj\n" % n + obj + b"\nendobj\n")
+    offsets.append(body.tell())
+    body.write(b"4 0 obj\n<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream\nendobj\n")
+    offsets.append(body.tell())
+    body.write(
+        b"5 0 obj\n<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 1 /Filter /FlateDecode /Length %d >>\nstream\n" % (side, side, len(stream))
+    )
+    body.write(stream + b"\nendstream\nendobj\n")
+    xref = body.tell()
+    body.write(b"xref\n0 6\n0000000000 65535 f \n")
+    for off in offsets:
+        body.write(b"%010d 00000 n \n" % off)
+    body.write(b"trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref)
+    path.write_bytes(body.getvalue())
+
+
+def float_tiff(path: Path) -> None:
+    """An 8000 x 8000 32-bit float TIFF (64 Mpx, within the pixel limit), deflated, in a CBZ."""
+    import zipfile
+
+    import numpy as np
+    from PIL import Image
+
+    arr = np.zeros((8000, 8000), np.float32)
+    arr[::7] = 0.5
+    buf = io.BytesIO()
+    Image.fromarray(arr, mode="F").save(buf, "TIFF", compression="tiff_adobe_deflate")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("p.tif", buf.getvalue())
+
+
+def pdf_strokes(path: Path, strokes: int = 20_000) -> None:
+    """A 100 KB PDF page of 20,000 separate anti-aliased strokes (not bounded yet)."""
+    import pymupdf
+
+    ops = b"".join(
+        b"%d %d m %d %d l S\n" % (i % 600, i * 7 % 800, i * 13 % 600, i * 3 % 800) for i in range(strokes)
+    )
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=800)
+    page.insert_text((10, 10), "x")
+    doc.update_stream(page.get_contents()[0], b"1 w " + ops)
+    doc.save(path, deflate=True)
+    doc.close()
+
+
+def tiff_tiles(path: Path, side: int = 6000, tile: int = 4) -> None:
+    """A 6000 x 6000 TIFF cut into 2.25 million 4 x 4 tiles (all pointing at one), in a CBZ."""
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        zf.writestr("p.tif", tiled_tiff(side, tile))
+
+
+def tiled_tiff(side: int, tile: int) -> bytes:
+    """An 8-bit grey TIFF of ``side`` x ``side`` in ``tile`` x ``tile`` tiles sharing one."""
+    n = (-(-side // tile)) ** 2
+    data = bytes(tile * tile)
+    ifd_size = 2 + 9 * 12 + 4
+    data_at = 8 + ifd_size
+    offsets_at = data_at + len(data)
+    counts_at = offsets_at + 4 * n
+    tags = [(256, 4, 1, side), (257, 4, 1, side), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1)]
+    tags += [(322, 4, 1, tile), (323, 4, 1, tile), (324, 4, n, offsets_at), (325, 4, n, counts_at)]
+    ifd = struct.pack("<H", len(tags)) + b"".join(struct.pack("<HHII", *t) for t in tags) + bytes(4)
+    return (
+        b"II*\0"
+        + struct.pack("<I", 8)
+        + ifd
+        + data
+        + struct.pack("<I", data_at) * n
+        + struct.pack("<I", len(data)) * n
+    )
+
+
+def million_entries(path: Path) -> None:
+    """A ZIP of 1,000,000 empty stored members (written directly: zipfile takes minutes)."""
+    local, central = io.BytesIO(), io.BytesIO()
+    for n in range(1_000_000):
+        name = b"%07d.jpg" % n
+        offset = local.tell()
+        local.write(struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name)
+        central.write(
+            struct.pack(
+                "<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0, offset
+            )
+            + name
+        )
+    cd_offset = local.tell()
+    cd = central.getvalue()
+    zip64_end = struct.pack(
+        "<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, 1_000_000, 1_000_000, len(cd), cd_offset
+    )
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, cd_offset + len(cd), 1)
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(cd), cd_offset, 0)
+    path.write_bytes(local.getvalue() + cd + zip64_end + locator + end)
+
+
+BOMBS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "gnu-long-names.cbt": ("TAR, GNU long name declaring 2.5 GiB", gnu_long_names),
+    "dirs-3m.tgz": ("TAR.GZ, 3 million directories", many_directories),
+    "skip-gzip.tar.gz": ("TAR.GZ skip bomb, 8 GiB of zeros before the page", gzip_skip),
+    "skip-bz2.tbz2": ("TAR.BZ2 skip bomb, 4 GiB of zeros", bz2_skip),
+    "solid.cb7": ("solid 7z, 2 GiB of zeros before the page", solid_7z),
+    "solid.cbr": ("solid RAR, 2 GiB of zeros before the page", solid_rar),
+    "image-40000.pdf": ("PDF, one 40000 x 40000 image", pdf_huge_image),
+    "float-64mpx.cbz": ("CBZ, 8000 x 8000 float TIFF", float_tiff),
+    "million.cbz": ("ZIP of 1,000,000 entries", million_entries),
+    "tiff-tiles.cbz": ("CBZ, TIFF of 2.25 million 4 x 4 tiles", tiff_tiles),
+    "strokes.pdf": ("PDF, 20,000 vector strokes on one page", pdf_strokes),
+}
+SHARED = Path(os.environ.get("PANELVOX_SHARED", REPO.parent.parent / "shared")) / "hostile"
+REPRODUCERS = ("F8_tar_pax_digits_256k.cbt", "F9_jpeg_4000px_3000scans.cbz", "F9_jpeg_8000px_3000scans.cbz")
+
+
+def build(folder: Path) -> list[tuple[str, Path]]:
+    out = []
+    for name, (what, make) in BOMBS.items():
+        path = folder / name
+        if not path.exists():
+            t = time.perf_counter()
+            make(path)
+            print(
+                f"built {name} ({path.stat().st_size / MiB:.2f} MiB) in {time.perf_counter() - t:.0f} s",
+                file=sys.stderr,
+            )
+        out.append((what, path))
+    for name in REPRODUCERS:
+        if (SHARED / name).is_file():
+            out.append((f"reproducer {name}", SHARED / name))
+    return out
+
+
+def measure(path: Path, app: Path) -> dict[str, object]:
+    env = dict(os.environ, PYTHONPATH=str(app))
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=LIMIT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return {"s": LIMIT_S, "mb": None, "out": f"still running after {LIMIT_S} s (killed)"}
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit {proc.returncode}"]
+        return {"s": time.perf_counter() - start, "mb": None, "out": "CRASHED " + tail[0][:80]}
+    result: dict[str, object] = json.loads(lines[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="folder for the bombs, kept between runs")
+    parser.add_argument("--app", type=Path, default=REPO / "app", help="the app folder to measure")
+    parser.add_argument("--write", action="store_true", help="write the table to docs/benchmarks.md")
+    args = parser.parse_args()
+    rows = ["| input | size | seconds | peak MB | outcome |", "|---|---:|---:|---:|---|"]
+    print("\n".join(rows))
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        for what, path in build(folder):
+            r = measure(path, args.app)
+            mb = f"{r['mb']:.0f}" if r["mb"] is not None else "–"
+            size = path.stat().st_size
+            shown = f"{size / MiB:.1f} MiB" if size >= MiB else f"{size / 1024:.0f} KiB"
+            rows.append(f"| {what} | {shown} | {float(r['s']):.1f} | {mb} | {r['out']} |")
+            print(rows[-1], flush=True)
+    if args.write:
+        doc = REPO / "docs" / "benchmarks.md"
+        text = doc.read_text(encoding="utf-8")
+        mark = "<!-- bench_hostile -->"
+        head, _, rest = text.partition(mark)
+        _, _, tail = rest.partition(mark)
+        if not rest:
+            raise SystemExit(f"no {mark} block in {doc}")
+        doc.write_text(head + mark + "\n" + "\n".join(rows) + "\n" + mark + tail, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""Nowhere to write: the page is still read (issue 20).
+
+A read-only home, XDG folders under /proc, a full disk, XDG folders that are regular files:
+narration prints its text and exits 0; one short sentence says once what could not be
+saved; the log falls silent instead of printing tracebacks; the reader's page path reads
+every page; the reader says the sentence once.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from dataclasses import replace
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+import pytest
+from page_fixtures import exchange
+from PIL import Image as PILImage
+
+from panelvox.analysis.cache import AnalysisCache, PageAnalyzer
+from panelvox.books import open_book
+from panelvox.jsonfile import take_notices
+from panelvox.model import PageAnalysis
+from panelvox.names.book_names import BookNames
+from panelvox.names.stores import NameStore
+from panelvox.pages import PageService
+from panelvox.reader.analysis_jobs import Job, run_job
+from panelvox.reader.commands import Command
+from panelvox.reader.position_store import PositionStore
+from panelvox.reader.reader_controller import ReaderController
+from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
+from panelvox.speech.queue import SpeechQueue
+
+UNIT = Path(__file__).resolve().parent
+APP = UNIT.parents[1] / "app"
+NOTICE = "; the disk may be full or read-only."
+
+# narrate with one fixed stage (the stages are tested elsewhere); the rest is the real CLI
+_NARRATE = """
+import sys
+from dataclasses import replace
+from page_fixtures import exchange
+import panelvox.analysis.pipeline as pipeline
+from panelvox.cli import main
+
+
+class Fixed:
+    name = "fixed"
+
+    def __call__(self, image, analysis):
+        page = exchange("DOUGAL, COME HERE!", "WHAT IS IT?", analysis.page)
+        return replace(analysis, panels=page.panels, blocks=page.blocks, characters=page.characters,
+                       speakers=page.speakers)
+
+
+pipeline.default_stages = lambda: (Fixed(),)
+sys.exit(main(["narrate", sys.argv[1], "--text"]))
+"""
+
+
+def _book(path: Path, pages: int = 2) -> Path:
+    buf = BytesIO()
+    PILImage.fromarray(np.full((300, 400, 3), 250, np.uint8)).save(buf, "PNG")
+    with zipfile.ZipFile(path, "w") as z:
+        for n in range(pages):
+            z.writestr(f"{n + 1:03d}.png", buf.getvalue())
+        z.writestr("ComicInfo.xml", "<ComicInfo><Characters>Dougal MacCallum</Characters></ComicInfo>")
+    return path
+
+
+def _full_disk() -> None:
+    # a file-size limit of 0 bytes: every write fails (EFBIG) as on a full disk
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+def _setups(tmp: Path) -> dict[str, tuple[dict[str, str], list[str], Callable[[], None] | None]]:
+    home = tmp / "home"
+    home.mkdir()
+    afile = tmp / "a-file"
+    afile.write_text("not a folder")
+    xdg = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+    ro_prefix: list[str] = []
+    if os.geteuid() == 0:
+        # root writes through permissions: mount a read-only tmpfs over the home instead
+        ro_prefix = ["unshare", "-m", "sh", "-c", f'mount -t tmpfs -o ro tmpfs "{home}" && exec "$@"', "sh"]
+    return {
+        "read-only home": ({"HOME": str(home)}, ro_prefix, None),
+        "XDG folders under /proc": (
+            {"HOME": str(home), **{v: f"/proc/panelvox-test/{v.lower()}" for v in xdg}},
+            [],
+            None,
+        ),
+        "full disk": ({"HOME": str(home)}, [], _full_disk),
+        "XDG folders are a file": ({"HOME": str(home), **dict.fromkeys(xdg, str(afile))}, [], None),
+    }
+
+
+@pytest.mark.parametrize(
+    "setup", ["read-only home", "XDG folders under /proc", "full disk", "XDG folders are a file"]
+)
+def test_narrate_reads_and_says_once_what_was_not_saved(setup: str, tmp_path: Path) -> None:
+    book = _book(tmp_path / "book.cbz")
+    extra, prefix, preexec = _setups(tmp_path)[setup]
+    if prefix and shutil.which("unshare") is None:
+        pytest.skip("unshare is not installed")
+    home = Path(extra["HOME"])
+    if not prefix and setup == "read-only home":
+        home.chmod(0o500)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    env |= extra | {"PYTHONPATH": os.pathsep.join([str(UNIT), str(APP)])}
+    result = subprocess.run(
+        [*prefix, sys.executable, "-c", _NARRATE, str(book)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=preexec,  # a resource limit for the child only
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Dougal MacCallum: What is it?" in result.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr  # no "--- Logging error ---", no traceback
+    assert lines[0].startswith("Could not save ") and lines[0].endswith(NOTICE)
+
+
+class _Fixed:
+    name = "fixed"
+
+    def __call__(self, image: np.ndarray, analysis: PageAnalysis) -> PageAnalysis:
+        page = exchange("DOUGAL, COME HERE!", "WHAT IS IT?", analysis.page)
+        return replace(
+            analysis,
+            panels=page.panels,
+            blocks=page.blocks,
+            characters=page.characters,
+            speakers=page.speakers,
+        )
+
+
+def test_the_readers_page_path_reads_every_page_with_nowhere_to_write(tmp_path: Path) -> None:
+    """reader/analysis_jobs.run_job, the reader's page path: a cache, names and learned
+    names that cannot be written cost nothing but the saving."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    with open_book(_book(tmp_path / "book.cbz", pages=3)) as book:
+        analyzer = PageAnalyzer((_Fixed(),), AnalysisCache(blocked / "cache", "v1"))
+        pages = PageService(book, analyzer, BookNames.for_book(book, NameStore(blocked / "names.json")))
+        results = [run_job(Job(1, pages, n, book.direction)) for n in range(book.page_count)]
+        assert [r.error for r in results] == [None, None, None]
+        assert all(r.analysis is not None and r.analysis.blocks for r in results)
+        assert not pages.save_names()
+    notices = take_notices()
+    assert len(notices) == 1 and notices[0].endswith(NOTICE)
+    assert take_notices() == []
+
+
+def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    spy = SpyBackend()
+    queue = SpeechQueue([spy])
+    reader = ReaderController(
+        queue,
+        PageAnalyzer((_Fixed(),), None),
+        persist_settings=False,
+        store=PositionStore(blocked / "positions.json"),
+        names=NameStore(blocked / "names.json"),
+    )
+    try:
+        assert reader.open(_book(tmp_path / "book.cbz"))
+        reader.analyze_pending()
+        for _ in range(3):
+            reader.run(Command.NEXT_PAGE)
+            reader.run(Command.PREV_PAGE)
+        queue.wait_idle(5)
+        heard = spy.texts(SpyEvent.STARTED)
+    finally:
+        reader.close()
+        queue.close()
+    said = [t for t in heard if t.endswith(NOTICE)]
+    assert said == ["Could not save the reading position; the disk may be full or read-only."]
+    assert heard.index(said[0]) > 0  # after the opening words, not instead of them
