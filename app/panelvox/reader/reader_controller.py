@@ -240,8 +240,7 @@ class ReaderController:
         self.voice.say(text, priority)
 
     def interrupt(self) -> None:
-        """The one place speech, say all, the announcement waiting for a page and pending
-        describe or ask work stop together."""
+        """The one place speech, say all, a waiting announcement and describe/ask stop."""
         self.say_all.stop()
         self.describe_ask.cancel()
         self.voice.stop()
@@ -254,8 +253,7 @@ class ReaderController:
         return words.landing_utterances(self.outline(pos.page), pos)
 
     def position_text(self, position: Position | None = None) -> str:
-        """The accessible name of ``position``'s item: a screen reader says it as written, so
-        the uncertainty cue is in it as the word whatever cue the speech output gives."""
+        """``position``'s accessible name; a screen reader reads it, so any cue is the word."""
         return " ".join(word_cued(u, self.prefs) for u in self.position_utterances(position))
 
     # -- moves -------------------------------------------------------------------------
