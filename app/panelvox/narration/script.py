@@ -231,6 +231,9 @@ class _Builder:
         if key not in (NARRATOR, None):
             confidence = min(confidence, link_conf)
         body = self._frame(kind, speaker, spoken, Flag.SPEAKER_UNCERTAIN in flags)
+        if block.title and p.verbosity is not Verbosity.TERSE:
+            # Translators: the story's title, said once before the page.
+            body = _("Title: {text}").format(text=spoken)
         if p.uncertainty_cue is UncertaintyCue.WORD and flags & {Flag.UNCERTAIN, Flag.UNREADABLE}:
             # Translators: said before text the page reader is unsure of.
             body = _("Uncertain: {text}").format(text=body)

@@ -1,0 +1,128 @@
+"""What a block of lettering is beyond its outline: a story's title, or no lettering at all.
+
+Applied by the balloons stage to the blocks it built, before the order stage:
+
+- **Not lettering.** Marks the text reader finds in the art that are not meant to be read:
+  a page number (digits outside the panels), a lone digit or speck in the art, foreign
+  script on a page lettered in another (the page's lines are at least 85 % one script), and
+  unsure untraced scribbles that are mostly no word. A number drawn on a thing in a panel
+  ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said for them.
+- **Titles.** Display lettering (much larger than the page's speech) in the top part of the
+  page, outside any balloon, that holds a word of the English word list and is neither a
+  cry ("!") nor a sound of the comics lexicon: the story's title. Its blocks become one
+  caption with ``title`` set, which the order stage puts before the page's panels.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from panelvox.analysis.lettering import WordList, comic_lexicon
+from panelvox.analysis.line_groups import thickness
+from panelvox.model import Balloon, BalloonKind, BBox, TextLine
+
+#: a title's letters are at least this many times the page's typical lettering
+TITLE_SIZE = 1.8
+#: ... and it starts in this top share of the page
+TITLE_BAND = 0.4
+#: an untraced sign read with less confidence than this, mostly no word, is a scribble;
+#: one read with 0.1 less is a scribble whatever it holds
+SCRIBBLE_CONFIDENCE = 0.8
+#: the share of a page's lines in its main script above which another script is foreign
+MAIN_SCRIPT_SHARE = 0.85
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+Lexicon = Callable[[str], bool]
+
+
+def _untraced(b: Balloon) -> bool:
+    return b.polygon is None and b.tail is None
+
+
+def _foreign_languages(lines: Sequence[TextLine]) -> set[str]:
+    """The scripts foreign to a page lettered (almost) all in one, as block languages."""
+    scripts = [ln.script for ln in lines]
+    if len(scripts) < 5:
+        return set()
+    main = max(set(scripts), key=scripts.count)
+    if scripts.count(main) < MAIN_SCRIPT_SHARE * len(scripts):
+        return set()
+    return {"ja", "en"} - {"ja" if main == "japanese" else "en"}
+
+
+def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set[str]) -> bool:
+    """True for a mark the listener should not hear (see the module docstring); ``read`` is
+    the mean confidence of the block's lines."""
+    if not _untraced(block):
+        return False
+    text = block.text
+    if not any(c.isalpha() for c in text):
+        # a page number (outside the panels), a lone digit or speck in the art, an unsure
+        # reading; a number drawn on a thing in a panel ("1000" on a weight) is a sign
+        digits = sum(c.isdigit() for c in text)
+        return block.panel is None or digits < 2 or read < SCRIBBLE_CONFIDENCE
+    if block.language in foreign:
+        return True
+    if block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE:
+        tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
+        return read < SCRIBBLE_CONFIDENCE - 0.1 or 2 * sum(map(lexicon, tokens)) < len(tokens)
+    return False
+
+
+def _title_like(block: Balloon, height: float, typical: float, page_height: float, words: WordList) -> bool:
+    if not _untraced(block) or block.language == "ja" or block.kind is BalloonKind.SPEECH:
+        return False
+    if height < TITLE_SIZE * typical or block.bbox.y0 > TITLE_BAND * page_height:
+        return False
+    if "!" in block.text:
+        return False  # a cry or a sound
+    sounds = comic_lexicon()
+    tokens = [t.lower().strip("'’") for t in _TOKEN.findall(block.text)]
+    return any(len(t) > 2 and t not in sounds and words.knows(t) for t in tokens)
+
+
+def tell_roles(
+    blocks: Sequence[Balloon],
+    lines: Sequence[TextLine],
+    page_height: float,
+    words: WordList,
+    lexicon: Lexicon,
+) -> list[Balloon]:
+    """``blocks`` without the marks that are not lettering, the title's blocks made one."""
+    by_id = {ln.id: ln for ln in lines}
+    main = [ln for ln in lines if not ln.ruby]
+    typical = statistics.median(thickness(ln) for ln in main) if main else 0.0
+    foreign = _foreign_languages(main)
+
+    def read(b: Balloon) -> float:
+        confs = [by_id[i].confidence for i in b.lines if i in by_id]
+        return sum(confs) / len(confs) if confs else b.confidence
+
+    kept = [b for b in blocks if not is_not_lettering(b, read(b), lexicon, foreign)]
+    titles = []
+    for b in kept:
+        members = [by_id[i] for i in b.lines if i in by_id]
+        height = statistics.median(thickness(ln) for ln in members) if members else 0.0
+        if typical and _title_like(b, height, typical, page_height, words):
+            titles.append(b)
+    if not titles:
+        return kept
+    titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
+    box: BBox = titles[0].bbox
+    for b in titles[1:]:
+        box = box.union(b.bbox)
+    title = replace(
+        titles[0],
+        kind=BalloonKind.CAPTION,
+        bbox=box,
+        text=" ".join(b.text for b in titles),
+        confidence=min(b.confidence for b in titles),
+        lines=tuple(i for b in titles for i in b.lines),
+        title=True,
+    )
+    rest = [b for b in kept if all(b is not t for t in titles[1:])]
+    return [title if b is titles[0] else b for b in rest]
