@@ -203,3 +203,36 @@ def test_spaces_are_neither_lost_nor_invented_inside_a_word_or_a_name() -> None:
     assert clean_line("SMART FELLAS", WORDS, "latin") == "SMART FELLAS"  # not FELL AS
     assert clean_line("PASS IN SPECTION", WORDS, "latin") == "PASS INSPECTION"
     assert clean_line("IN THE CAR", WORDS, "latin") == "IN THE CAR"  # two words stay two
+
+
+def test_a_word_broken_at_a_line_end_comes_back_whole() -> None:
+    from panelvox.analysis.lettering import join_lines
+
+    assert (
+        join_lines(["LET HIM SLEEP, HE'S HIBER-", "NATING!"], "latin", WORDS)
+        == "LET HIM SLEEP, HE'S HIBERNATING!"
+    )
+    assert join_lines(["A ROUGH VEN-", "TURE"], "latin", WORDS) == "A ROUGH VENTURE"
+    # a compound keeps its hyphen: both halves words, or halves that together make no word
+    assert join_lines(["HIS YOUNG SIDE-", "KICK"], "latin", WORDS) == "HIS YOUNG SIDE-KICK"
+    assert join_lines(["THEIR FORTY-", "FOOTER"], "latin", WORDS) == "THEIR FORTY-FOOTER"
+
+
+def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> None:
+    lines = speech_lines(6)
+    blocks = [
+        block(1, BalloonKind.CAPTION, (500, 700, 700, 760), "CRASH! BANG!", panel="p1"),
+        block(2, BalloonKind.SPEECH, (500, 800, 700, 860), "R-RRINGG!", panel="p1"),
+        block(3, BalloonKind.SFX, (500, 900, 700, 1000), "OUCH!", panel="p1"),
+        block(4, BalloonKind.SFX, (500, 1100, 700, 1200), "WHAMMM!", panel="p1"),
+        # a shout in a traced balloon is speech, even of a sound
+        block(5, BalloonKind.SPEECH, (100, 1100, 300, 1200), "BANG!", polygon=(Point(1, 1),) * 3),
+    ]
+    kinds = {b.id: b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)}
+    assert kinds == {
+        "b1": BalloonKind.SFX,
+        "b2": BalloonKind.SFX,
+        "b3": BalloonKind.SPEECH,
+        "b4": BalloonKind.SFX,
+        "b5": BalloonKind.SPEECH,
+    }

@@ -7,6 +7,9 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (the page's lines are at least 85 % one script), and
   unsure untraced scribbles that are mostly no word. A number drawn on a thing in a panel
   ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said for them.
+- **Sounds and cries.** Untraced lettering made only of sounds spelt out (the comics
+  lexicon's sounds, stretched or not) is a sound effect; large untraced lettering with no
+  sound in it ("OUCH!", "TIMBER!") is a cry, said as speech.
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
   page, outside any balloon, that holds a word of the English word list and is neither a
   cry ("!") nor a sound of the comics lexicon: the story's title. Its blocks become one
@@ -20,7 +23,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from panelvox.analysis.lettering import WordList, comic_lexicon
+from panelvox.analysis.lettering import WordList, comic_lexicon, sound_words
 from panelvox.analysis.line_groups import thickness
 from panelvox.model import Balloon, BalloonKind, BBox, TextLine
 
@@ -110,7 +113,7 @@ def tell_roles(
         if typical and _title_like(b, height, typical, page_height, words):
             titles.append(b)
     if not titles:
-        return kept
+        return [_sound_or_cry(b) for b in kept]
     titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
     box: BBox = titles[0].bbox
     for b in titles[1:]:
@@ -125,4 +128,28 @@ def tell_roles(
         title=True,
     )
     rest = [b for b in kept if all(b is not t for t in titles[1:])]
-    return [title if b is titles[0] else b for b in rest]
+    return [title if b is titles[0] else _sound_or_cry(b) for b in rest]
+
+
+def _is_sound(token: str) -> bool:
+    """A sound spelt out, stretched or not ("BANG", "RRINGG", "ZAPP", "WHAMMM")."""
+    t = token.lower()
+    sounds = sound_words()
+    return t in sounds or re.sub(r"(.)\1+", r"\1", t) in sounds or re.sub(r"(.)\1{2,}", r"\1\1", t) in sounds
+
+
+def _sound_or_cry(block: Balloon) -> Balloon:
+    """Untraced lettering that is all sounds ("CRASH! BANG!") is a sound effect, whatever its
+    size; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a cry:
+    speech whose balloon was not traced."""
+    if not _untraced(block) or block.language == "ja":
+        return block
+    tokens = [t for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
+    if not tokens:
+        return block
+    sounds = [_is_sound(t.strip("'’")) for t in tokens]
+    if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
+        return replace(block, kind=BalloonKind.SFX)
+    if not any(sounds) and block.kind is BalloonKind.SFX:
+        return replace(block, kind=BalloonKind.SPEECH)
+    return block

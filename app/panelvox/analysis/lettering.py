@@ -213,15 +213,31 @@ def segment(token: str, words: WordList, max_parts: int = 3) -> list[str] | None
 
 
 @functools.cache
+def _lexicon_sections() -> dict[str, frozenset[str]]:
+    """The comics lexicon's sections: after the file's header, paragraphs that each start
+    with a comment naming them ("# sounds lettering spells out" is "sounds")."""
+    text = resources.files("panelvox.analysis").joinpath("data/comic_lexicon.txt").read_text("utf-8")
+    sections: dict[str, frozenset[str]] = {}
+    for para in text.split("\n\n")[1:]:
+        lines = para.strip().splitlines()
+        if not lines or not lines[0].startswith("#"):
+            continue
+        name = lines[0].lstrip("# ").split()[0]
+        words = " ".join(ln for ln in lines[1:] if not ln.startswith("#")).lower().replace("’", "'").split()
+        sections[name] = frozenset(words)
+    return sections
+
+
+@functools.cache
 def comic_lexicon() -> frozenset[str]:
     """The comics lexicon shipped with Panelvox (``data/comic_lexicon.txt``: interjections,
     sounds spelt out, contractions, dialect as printed), read once per process."""
-    text = resources.files("panelvox.analysis").joinpath("data/comic_lexicon.txt").read_text("utf-8")
-    words: set[str] = set()
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            words.update(w.replace("’", "'") for w in line.lower().split())
-    return frozenset(words)
+    return frozenset().union(*_lexicon_sections().values())
+
+
+def sound_words() -> frozenset[str]:
+    """The comics lexicon's sounds spelt out ("BANG", "WHAM", "ZZZ")."""
+    return _lexicon_sections().get("sounds", frozenset())
 
 
 @functools.cache
@@ -322,15 +338,16 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             tail_m = _LETTERS.match(line)
             head = head_m.group(1) if head_m else ""
             tail = tail_m.group(0) if tail_m else ""
-            # a compound of two real words keeps its hyphen (SIDE-KICK, FORTY-FOOTER);
-            # a word broken at a syllable loses it (VEN-TURE, AD-VENTURE)
-            both_words = (
+            # a compound of two real words keeps its hyphen (SIDE-KICK), and so does a word
+            # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
+            # (VEN-TURE, HIBER-NATING, AD-VENTURE)
+            compound = (
                 words is not None
                 and min(len(head), len(tail)) >= 3
                 and words.knows(head)
-                and words.knows(tail)
+                and (words.knows(tail) or not words.knows(head + tail))
             )
-            out = out + line if both_words else out[:-1] + line
+            out = out + line if compound else out[:-1] + line
         else:
             out = f"{out} {line}" if out else line
     return out

@@ -16,6 +16,7 @@ import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.tilted_text import reread_slanted
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
 
@@ -121,12 +122,19 @@ class TextStage:
                 if r.score > recs[i].score:
                     recs[i] = r
                     tall[i] = False
+        # lettering at a slant (a tilted caption) is found again turned upright
+        lines = reread_slanted(
+            image,
+            list(zip(dets, recs, tall, strict=True)),
+            engine.detect,
+            lambda c: engine.recognize(c, lexicon),
+        )
         t2 = time.perf_counter()
         times.det += t1 - t0
         times.rec += t2 - t1
         return [
             (d, r, v)
-            for d, r, v in zip(dets, recs, tall, strict=True)
+            for d, r, v in lines
             if r.score >= self.min_confidence and r.text and not _is_noise(r.text)
         ]
 
