@@ -236,3 +236,22 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         "b4": BalloonKind.SFX,
         "b5": BalloonKind.SPEECH,
     }
+
+
+def test_lettering_that_moves_the_story_on_is_narration() -> None:
+    lines = speech_lines(6)
+    blocks = [
+        block(1, BalloonKind.OTHER, (500, 700, 700, 730), "LATER", panel="p1"),
+        block(2, BalloonKind.SPEECH, (500, 800, 900, 830), "AND MEANWHILE...", panel="p1"),
+        block(3, BalloonKind.OTHER, (500, 900, 700, 930), "THE END", panel="p1"),
+        block(4, BalloonKind.SPEECH, (500, 1000, 700, 1030), "SUDDENLY! LOOK!", panel="p1"),  # a cry
+        block(5, BalloonKind.OTHER, (500, 1100, 700, 1130), "BEAUTY PARLOR", panel="p1"),  # a sign
+    ]
+    kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
+    assert kinds == [
+        BalloonKind.CAPTION,
+        BalloonKind.CAPTION,
+        BalloonKind.CAPTION,
+        BalloonKind.SPEECH,
+        BalloonKind.OTHER,
+    ]

@@ -7,9 +7,11 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (the page's lines are at least 85 % one script), and
   unsure untraced scribbles that are mostly no word. A number drawn on a thing in a panel
   ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said for them.
-- **Sounds and cries.** Untraced lettering made only of sounds spelt out (the comics
-  lexicon's sounds, stretched or not) is a sound effect; large untraced lettering with no
-  sound in it ("OUCH!", "TIMBER!") is a cry, said as speech.
+- **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
+  story on ("LATER...", "MEANWHILE", "THE END": the comics lexicon's narration words) is a
+  caption; made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a
+  sound effect; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a
+  cry, said as speech.
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
   page, outside any balloon, that holds a word of the English word list and is neither a
   cry ("!") nor a sound of the comics lexicon: the story's title. Its blocks become one
@@ -23,7 +25,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from panelvox.analysis.lettering import WordList, comic_lexicon, sound_words
+from panelvox.analysis.lettering import WordList, comic_lexicon, narration_words, sound_words
 from panelvox.analysis.line_groups import thickness
 from panelvox.model import Balloon, BalloonKind, BBox, TextLine
 
@@ -138,15 +140,25 @@ def _is_sound(token: str) -> bool:
     return t in sounds or re.sub(r"(.)\1+", r"\1", t) in sounds or re.sub(r"(.)\1{2,}", r"\1\1", t) in sounds
 
 
+def _opens_narration(text: str, tokens: list[str]) -> bool:
+    """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
+    "THE END"), neither a cry nor a question."""
+    words = [t.lower() for t in tokens if t.lower() not in ("and", "the")]
+    return bool(words) and words[0] in narration_words() and not ({"!", "?"} & set(text))
+
+
 def _sound_or_cry(block: Balloon) -> Balloon:
-    """Untraced lettering that is all sounds ("CRASH! BANG!") is a sound effect, whatever its
-    size; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a cry:
-    speech whose balloon was not traced."""
+    """Untraced lettering that opens with a word that moves the story on is narration;
+    lettering that is all sounds ("CRASH! BANG!") is a sound effect, whatever its size;
+    large lettering with no sound in it ("OUCH!", "TIMBER!") is a cry: speech whose
+    balloon was not traced."""
     if not _untraced(block) or block.language == "ja":
         return block
     tokens = [t for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
     if not tokens:
         return block
+    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER) and _opens_narration(block.text, tokens):
+        return replace(block, kind=BalloonKind.CAPTION)
     sounds = [_is_sound(t.strip("'’")) for t in tokens]
     if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
         return replace(block, kind=BalloonKind.SFX)

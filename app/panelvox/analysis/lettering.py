@@ -222,7 +222,7 @@ def _lexicon_sections() -> dict[str, frozenset[str]]:
         lines = para.strip().splitlines()
         if not lines or not lines[0].startswith("#"):
             continue
-        name = lines[0].lstrip("# ").split()[0]
+        name = lines[0].lstrip("# ").split()[0].rstrip(":")
         words = " ".join(ln for ln in lines[1:] if not ln.startswith("#")).lower().replace("’", "'").split()
         sections[name] = frozenset(words)
     return sections
@@ -233,6 +233,11 @@ def comic_lexicon() -> frozenset[str]:
     """The comics lexicon shipped with Panelvox (``data/comic_lexicon.txt``: interjections,
     sounds spelt out, contractions, dialect as printed), read once per process."""
     return frozenset().union(*_lexicon_sections().values())
+
+
+def narration_words() -> frozenset[str]:
+    """The comics lexicon's words a caption opens with ("LATER", "MEANWHILE", "THE END")."""
+    return _lexicon_sections().get("narration", frozenset())
 
 
 def sound_words() -> frozenset[str]:
