@@ -64,11 +64,11 @@ def slanted_groups(dets: Sequence[Detection]) -> list[list[int]]:
     return [g for g in groups.values() if len(g) >= 2]
 
 
-def _inside(box: tuple[float, float, float, float], region: tuple[float, float, float, float]) -> bool:
-    iw = min(box[2], region[2]) - max(box[0], region[0])
-    ih = min(box[3], region[3]) - max(box[1], region[1])
-    area = max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
-    return iw > 0 and ih > 0 and iw * ih / area >= 0.5
+def _overlap(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> float:
+    """The share of ``box`` that ``other`` covers."""
+    iw = min(box[2], other[2]) - max(box[0], other[0])
+    ih = min(box[3], other[3]) - max(box[1], other[1])
+    return max(0.0, iw) * max(0.0, ih) / max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
 
 
 def _letters(recs: Sequence[Recognition]) -> int:
@@ -91,11 +91,14 @@ def reread_slanted(image: Image, lines: list[Line], detect: Detect, read: Read) 
             min(float(w), max(b[2] for b in boxes) + margin),
             min(float(h), max(b[3] for b in boxes) + margin),
         )
-        old = [i for i, d in enumerate(dets) if i in group or _inside(_box(d), region)]
+        old = [i for i, d in enumerate(dets) if i in group or _overlap(_box(d), region) >= 0.5]
         angle = float(np.median([slant(dets[i]) for i in group]))
         found = _upright(image, region, angle, detect, read)
         if found is None or _letters([r for _, r in found]) <= _letters([lines[i][1] for i in old]):
             continue
+        # a line of the region that no new line covers (a sound beside the caption) stays
+        new_boxes = [_box(d) for d, _ in found]
+        old = [i for i in old if any(_overlap(_box(dets[i]), b) > 0.3 for b in new_boxes)]
         lines = [ln for i, ln in enumerate(lines) if i not in old] + [(d, r, False) for d, r in found]
         dets = [d for d, _, _ in lines]
     return lines
