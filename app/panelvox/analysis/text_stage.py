@@ -128,6 +128,7 @@ class TextStage:
             list(zip(dets, recs, tall, strict=True)),
             engine.detect,
             lambda c: engine.recognize(c, lexicon),
+            lexicon,
         )
         t2 = time.perf_counter()
         times.det += t1 - t0

@@ -5,13 +5,14 @@ more than a few degrees run into each other in its probability map: the page's p
 some lines whole, others cut in pieces, others merged two into one box, and some not at
 all. Where several slanted lines lie together, their region is cut out, turned so the
 lines are horizontal, and detected and read again (at the detector's scale for a small
-image, so larger too); the lines found there replace the page pass's lines of that region
-when they hold more letters.
+image, so larger too); the lines found there replace the page pass's lines they cover
+when together they hold more letters of words than the page pass read there.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
@@ -20,6 +21,8 @@ import numpy as np
 
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, Recognition, crop_quad
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 
 #: a line sloping more than this (degrees) is slanted lettering
 MIN_SLANT = 4.0
@@ -71,15 +74,19 @@ def _overlap(box: tuple[float, float, float, float], other: tuple[float, float, 
     return max(0.0, iw) * max(0.0, ih) / max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
 
 
-def _letters(recs: Sequence[Recognition]) -> int:
-    return sum(sum(c.isalnum() for c in r.text) for r in recs)
+def _word_letters(recs: Sequence[Recognition], is_word: Callable[[str], bool]) -> int:
+    """Letters of the readings' tokens that are words: what a reading gets right."""
+    return sum(len(t) for r in recs for t in _WORD.findall(r.text) if len(t) > 1 and is_word(t))
 
 
 Line = tuple[Detection, Recognition, bool]  # a detection, its reading, whether a column
 
 
-def reread_slanted(image: Image, lines: list[Line], detect: Detect, read: Read) -> list[Line]:
-    """``lines`` with each region of slanted lines detected and read again upright."""
+def reread_slanted(
+    image: Image, lines: list[Line], detect: Detect, read: Read, is_word: Callable[[str], bool]
+) -> list[Line]:
+    """``lines`` with each region of slanted lines detected and read again upright, where
+    that reading holds more letters of words (``is_word``) than the page pass's."""
     h, w = image.shape[:2]
     dets = [d for d, _, _ in lines]
     for group in slanted_groups(dets):
@@ -94,7 +101,11 @@ def reread_slanted(image: Image, lines: list[Line], detect: Detect, read: Read) 
         old = [i for i, d in enumerate(dets) if i in group or _overlap(_box(d), region) >= 0.5]
         angle = float(np.median([slant(dets[i]) for i in group]))
         found = _upright(image, region, angle, detect, read)
-        if found is None or _letters([r for _, r in found]) <= _letters([lines[i][1] for i in old]):
+        if found is None:
+            continue
+        if _word_letters([r for _, r in found], is_word) <= _word_letters(
+            [lines[i][1] for i in old], is_word
+        ):
             continue
         # a line of the region that no new line covers (a sound beside the caption) stays
         new_boxes = [_box(d) for d, _ in found]
