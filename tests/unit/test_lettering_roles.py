@@ -255,3 +255,15 @@ def test_lettering_that_moves_the_story_on_is_narration() -> None:
         BalloonKind.SPEECH,
         BalloonKind.OTHER,
     ]
+
+
+def test_stacked_lines_whose_loose_outlines_overlap_are_two_rows() -> None:
+    # a balloon's first line drawn with a tall outline reaching into the second line's
+    quick = line(1, (513, 31, 674, 68), "QUICK, KALA,")
+    go = line(2, (512, 51, 665, 81), "GO OVER TO")
+    road = line(3, (515, 71, 679, 98), "THE ROAD AND")
+    assert [ln.text for ln in reading_order([road, go, quick])] == [
+        "QUICK, KALA,",
+        "GO OVER TO",
+        "THE ROAD AND",
+    ]

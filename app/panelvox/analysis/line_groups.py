@@ -106,9 +106,19 @@ def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
     def along(ln: TextLine) -> float:
         return ln.bbox.center.x * cos + ln.bbox.center.y * sin
 
+    def beside(a: TextLine, b: TextLine) -> bool:
+        # pieces of one row lie side by side; lines stacked one over the other are two rows
+        # however much their (loose) outlines overlap
+        overlap = min(a.bbox.x1, b.bbox.x1) - max(a.bbox.x0, b.bbox.x0)
+        return overlap < 0.3 * min(a.bbox.width, b.bbox.width)
+
     rows: list[list[TextLine]] = []
     for ln in sorted(lines, key=across):
-        if rows and abs(across(ln) - across(rows[-1][0])) < 0.5 * _own_thickness(rows[-1][0], angle):
+        if (
+            rows
+            and abs(across(ln) - across(rows[-1][0])) < 0.5 * _own_thickness(rows[-1][0], angle)
+            and all(beside(ln, other) for other in rows[-1])
+        ):
             rows[-1].append(ln)
         else:
             rows.append([ln])
