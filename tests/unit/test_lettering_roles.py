@@ -225,6 +225,7 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         block(2, BalloonKind.SPEECH, (500, 800, 700, 860), "R-RRINGG!", panel="p1"),
         block(3, BalloonKind.SFX, (500, 900, 700, 1000), "OUCH!", panel="p1"),
         block(4, BalloonKind.SFX, (500, 1100, 700, 1200), "WHAMMM!", panel="p1"),
+        block(6, BalloonKind.SFX, (500, 1250, 700, 1350), "PCHKE", panel="p1"),  # a misread: no word
         # a shout in a traced balloon is speech, even of a sound
         block(5, BalloonKind.SPEECH, (100, 1100, 300, 1200), "BANG!", polygon=(Point(1, 1),) * 3),
     ]
@@ -235,6 +236,7 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         "b3": BalloonKind.SPEECH,
         "b4": BalloonKind.SFX,
         "b5": BalloonKind.SPEECH,
+        "b6": BalloonKind.SFX,
     }
 
 

@@ -115,7 +115,7 @@ def tell_roles(
         if typical and _title_like(b, height, typical, page_height, words):
             titles.append(b)
     if not titles:
-        return [_sound_or_cry(b) for b in kept]
+        return [_sound_or_cry(b, lexicon) for b in kept]
     titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
     box: BBox = titles[0].bbox
     for b in titles[1:]:
@@ -130,7 +130,7 @@ def tell_roles(
         title=True,
     )
     rest = [b for b in kept if all(b is not t for t in titles[1:])]
-    return [title if b is titles[0] else _sound_or_cry(b) for b in rest]
+    return [title if b is titles[0] else _sound_or_cry(b, lexicon) for b in rest]
 
 
 def _is_sound(token: str) -> bool:
@@ -147,11 +147,11 @@ def _opens_narration(text: str, tokens: list[str]) -> bool:
     return bool(words) and words[0] in narration_words() and not ({"!", "?"} & set(text))
 
 
-def _sound_or_cry(block: Balloon) -> Balloon:
+def _sound_or_cry(block: Balloon, lexicon: Lexicon) -> Balloon:
     """Untraced lettering that opens with a word that moves the story on is narration;
     lettering that is all sounds ("CRASH! BANG!") is a sound effect, whatever its size;
-    large lettering with no sound in it ("OUCH!", "TIMBER!") is a cry: speech whose
-    balloon was not traced."""
+    large lettering with no sound in it but a word ("OUCH!", "TIMBER!") is a cry: speech
+    whose balloon was not traced (a misread that holds no word stays a sound effect)."""
     if not _untraced(block) or block.language == "ja":
         return block
     tokens = [t for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
@@ -162,6 +162,6 @@ def _sound_or_cry(block: Balloon) -> Balloon:
     sounds = [_is_sound(t.strip("'’")) for t in tokens]
     if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
         return replace(block, kind=BalloonKind.SFX)
-    if not any(sounds) and block.kind is BalloonKind.SFX:
+    if not any(sounds) and block.kind is BalloonKind.SFX and any(lexicon(t) for t in tokens):
         return replace(block, kind=BalloonKind.SPEECH)
     return block
