@@ -36,7 +36,7 @@ def spelled(
 
 
 def words(*w: str) -> LetteringLexicon:
-    return LetteringLexicon(WordList.from_lines(w), extra=frozenset())
+    return LetteringLexicon(WordList.from_lines(w), known=lambda word, words: words.knows(word))
 
 
 def test_greedy_matches_the_best_path_with_repeats_and_blanks() -> None:
