@@ -1,4 +1,5 @@
-"""What a block of lettering is beyond its outline: a story's title, or no lettering at all.
+"""What a block of lettering is beyond its outline: narration, a sound, a cry, the story's
+title, or no lettering at all.
 
 Applied by the balloons stage to the blocks it built, before the order stage:
 
@@ -22,12 +23,13 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from panelvox.analysis.lettering import WordList, comic_lexicon, narration_words, sound_words
 from panelvox.analysis.line_groups import thickness
 from panelvox.model import Balloon, BalloonKind, BBox, TextLine
+from panelvox.models.ctc_beam import Lexicon
 
 #: a title's letters are at least this many times the page's typical lettering
 TITLE_SIZE = 1.8
@@ -40,8 +42,6 @@ SCRIBBLE_CONFIDENCE = 0.8
 MAIN_SCRIPT_SHARE = 0.85
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
-
-Lexicon = Callable[[str], bool]
 
 
 def _untraced(b: Balloon) -> bool:
