@@ -14,8 +14,8 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   sound effect; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a
   cry, said as speech.
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
-  page, outside any balloon, that holds a word of the English word list and is neither a
-  cry ("!") nor a sound of the comics lexicon: the story's title. Its blocks become one
+  page, outside any balloon, that holds a word of the English word list that is no word of
+  the comics lexicon, and is no cry ("!"): the story's title. Its blocks become one
   caption with ``title`` set, which the order stage puts before the page's panels.
 """
 
@@ -85,9 +85,9 @@ def _title_like(block: Balloon, height: float, typical: float, page_height: floa
         return False
     if "!" in block.text:
         return False  # a cry or a sound
-    sounds = comic_lexicon()
+    comic = comic_lexicon()  # interjections and sounds are no title
     tokens = [t.lower().strip("'’") for t in _TOKEN.findall(block.text)]
-    return any(len(t) > 2 and t not in sounds and words.knows(t) for t in tokens)
+    return any(len(t) > 2 and t not in comic and words.knows(t) for t in tokens)
 
 
 def tell_roles(
@@ -97,7 +97,8 @@ def tell_roles(
     words: WordList,
     lexicon: Lexicon,
 ) -> list[Balloon]:
-    """``blocks`` without the marks that are not lettering, the title's blocks made one."""
+    """``blocks`` without the marks that are not lettering, the title's blocks made one, and
+    untraced narration, sounds and cries given their kind (see the module docstring)."""
     by_id = {ln.id: ln for ln in lines}
     main = [ln for ln in lines if not ln.ruby]
     typical = statistics.median(thickness(ln) for ln in main) if main else 0.0
