@@ -18,6 +18,7 @@ this module knows no language.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class _Beam:
     p_b: float = 0.0  # probability of the prefix ending in a blank (scaled per step)
     p_nb: float = 0.0  # ... ending in its last character
     bonus: float = 0.0  # the penalties of the tokens completed so far
+    weight: float = 1.0  # exp(bonus): the beams are ranked by probability times weight
     confs: list[float] = field(default_factory=list)  # best step probability of each character
 
 
@@ -70,7 +72,9 @@ def _entry(
     b = beams.get(prefix)
     if b is None:
         confs = parent.confs if conf is None else [*parent.confs, conf]
-        b = beams[prefix] = _Beam(bonus=parent.bonus + extra, confs=list(confs))
+        bonus = parent.bonus + extra
+        weight = parent.weight if not extra else math.exp(bonus)
+        b = beams[prefix] = _Beam(bonus=bonus, weight=weight, confs=list(confs))
     return b
 
 
@@ -148,8 +152,12 @@ class CtcDecoder:
 
     def _search(self, probs: Probs, lexicon: Lexicon) -> tuple[str, float]:
         p = self.params
-        k = min(p.per_step, probs.shape[1])
-        top = np.argpartition(probs, -k, axis=1)[:, -k:]
+        # the candidate classes of each step: the few likeliest of those at least min_prob
+        # likely (a boolean mask over the whole matrix is far cheaper than a partition)
+        steps, classes = np.nonzero(probs[:, 1:] >= p.min_prob)
+        top: list[list[int]] = [[] for _ in range(probs.shape[0])]
+        for t, c in zip(steps.tolist(), (classes + 1).tolist(), strict=True):
+            top[t].append(c)
         beams: dict[tuple[int, ...], _Beam] = {(): _Beam(p_b=1.0)}
         penalties: dict[str, float] = {}
 
@@ -165,7 +173,7 @@ class CtcDecoder:
                 for b in beams.values():
                     b.p_b, b.p_nb = (b.p_b + b.p_nb) * blank, 0.0
                 continue
-            cands = [int(c) for c in top[t] if c != 0 and row[c] >= p.min_prob]
+            cands = sorted(top[t], key=lambda c: -row[c])[: p.per_step]
             nxt: dict[tuple[int, ...], _Beam] = {}
 
             for prefix, b in beams.items():
@@ -187,11 +195,9 @@ class CtcDecoder:
                         extra = -penalty_of(self._last_token(prefix))
                     ext = _entry(nxt, (*prefix, c), b, extra, pc)
                     ext.p_nb += total * pc
-            ranked = sorted(
-                nxt.items(),
-                key=lambda kv: math.log(kv[1].p_b + kv[1].p_nb + 1e-300) + kv[1].bonus,
-                reverse=True,
-            )[: p.beam]
+            ranked = heapq.nlargest(
+                p.beam, nxt.items(), key=lambda kv: (kv[1].p_b + kv[1].p_nb) * kv[1].weight
+            )
             scale = max(b.p_b + b.p_nb for _, b in ranked) or 1.0
             beams = {}
             for prefix, b in ranked:
