@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
-"""Make app/panelvox/analysis/data/english_words.txt from Debian's wamerican list.
+"""Make app/panelvox/analysis/data/english_words.txt (and english_names.txt) from Debian's
+wamerican list.
 
 The shipped list restores spaces the text detector lost in comic lettering ("WHEREDID").
 Source: SCOWL via Debian ``wamerican`` (/usr/share/dict/american-english), whose licence
 permits copying and redistribution with its notice (kept at the top of the output).
-Only lowercase entries (no proper nouns, no possessives) are kept.
+Only lowercase entries (no proper nouns, no possessives) are kept in the word list; the
+proper nouns (one capital, then lowercase letters: "Barbara", "India") go, lowercased, to
+english_names.txt, which only keeps the lettering clean-up from splitting a name
+("BARBARA" is not "BAR BAR A") and the OCR decoder from "correcting" one. The names pass
+never reads it: a name there is still a name.
 
     python3 scripts/make_wordlist.py [SOURCE] [DEST]
 """
@@ -28,6 +33,7 @@ NOTICE = """\
 """
 
 WORD = re.compile(r"^[a-z]+(?:'[a-z]+)?$")
+NAME = re.compile(r"^[A-Z][a-z]+$")
 
 
 def main(argv: list[str]) -> int:
@@ -42,6 +48,12 @@ def main(argv: list[str]) -> int:
     )
     dest.write_text(NOTICE + "\n".join(words) + "\n", encoding="utf-8")
     print(f"{len(words)} words -> {dest}")
+    names = sorted({w.lower() for w in src.read_text(encoding="utf-8").split() if NAME.match(w)})
+    names_dest = dest.with_name("english_names.txt")
+    names_dest.write_text(
+        NOTICE.replace("English words", "English proper names") + "\n".join(names) + "\n", encoding="utf-8"
+    )
+    print(f"{len(names)} names -> {names_dest}")
     return 0
 
 

@@ -214,6 +214,8 @@ class Balloon:
     order: int | None = None  # 1-based reading order over the whole page
     order_confidence: float = 1.0
     language: str | None = None
+    #: the story's title (display lettering, said once before the page); kind is CAPTION
+    title: bool = False
 
     @property
     def essential(self) -> bool:

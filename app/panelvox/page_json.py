@@ -202,6 +202,7 @@ def _block_json(b: Balloon, link: SpeakerLink | None) -> dict[str, Any]:
         "order_confidence": json_number(b.order_confidence),
         "essential": b.essential,
         "language": b.language,
+        "title": b.title,
     }
     if link is not None:
         out["speaker_confidence"] = json_number(link.confidence)
@@ -233,4 +234,5 @@ def _block_from_json(b: Mapping[str, Any]) -> Balloon:
         order=b.get("order"),
         order_confidence=float(b.get("order_confidence", 1.0)),
         language=b.get("language"),
+        title=bool(b.get("title", False)),
     )

@@ -121,7 +121,7 @@ def test_free_text_outside_balloons_is_sfx_or_other() -> None:
     out = _run(img, _analysis(lines))
     kinds = {b.text: b.kind for b in out.blocks}
     assert kinds["BLAM!"] is BalloonKind.SFX
-    assert kinds["12"] is BalloonKind.OTHER
+    assert "12" not in kinds  # a page number (digits in no panel) is not lettering: not spoken
     assert not kinds["BLAM!"].essential
     assert all(b.polygon is None for b in out.blocks)
 
@@ -234,7 +234,7 @@ def test_caption_whose_lettering_touches_its_frame_is_a_caption() -> None:
     assert [b.kind for b in _dented_caption("japanese").blocks] == [BalloonKind.SPEECH]
 
 
-def test_lettering_on_the_page_margin_is_a_caption_and_a_title_is_not() -> None:
+def test_lettering_on_the_page_margin_is_a_caption_and_a_title_is_the_title() -> None:
     # white paper round one framed panel; narration written on the margin, a big title above
     img = Image.new("RGB", (W, H), "white")
     d = ImageDraw.Draw(img)
@@ -250,10 +250,12 @@ def test_lettering_on_the_page_margin_is_a_caption_and_a_title_is_not() -> None:
         _line(3, cap2, "ON SHORE AND HEAD BACK"),
     ]
     panel = Panel(id="p1", bbox=BBox(40, 150, 761, 561), confidence=1.0, stage="panels")
-    out = _run(img, _analysis(lines, (panel,)))
+    words = WordList.from_lines(["mysterious"])
+    out = BalloonsStage(words=words)(np.asarray(img.convert("RGB")), _analysis(lines, (panel,)))
     kinds = {b.text: b.kind for b in out.blocks}
     assert kinds["CHAD AND KALA ENJOY A GOOD DINNER ON SHORE AND HEAD BACK"] is BalloonKind.CAPTION
-    assert kinds["MYSTERIOUS"] in (BalloonKind.SFX, BalloonKind.OTHER)
+    # big display lettering of a word at the top: the story's title, said once before the page
+    assert [(b.text, b.kind) for b in out.blocks if b.title] == [("MYSTERIOUS", BalloonKind.CAPTION)]
     assert all(b.bbox.area < 0.2 * W * H for b in out.blocks)  # never the whole page's box
 
 

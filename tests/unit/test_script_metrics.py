@@ -245,9 +245,9 @@ def test_aggregate_is_a_ratio_of_sums_and_the_report_has_a_row_per_page() -> Non
     assert (agg["attribution_right"], agg["attribution_total"]) == (2, 2)
     assert math.isnan(agg["guess_precision"])
     report = format_script_report(scores)
-    assert "| p1 | 2 | 1 | 1/1 |" in report
-    assert "| p2 | 1 | 1 | 1/1 |" in report
-    assert "| **total** | 3 | 2 | 2/2 |" in report
+    assert "| p1 | 2 | 1 | 1 | 1 | 1 | 1 / 0 | 1/1 |" in report
+    assert "| p2 | 1 | 1 | 1 | 1 | 1 | 2 / 1 | 1/1 |" in report
+    assert "| **total** | 3 | 2 | 2 | 2 | 2 | 3 / 1 | 2/2 |" in report
 
 
 # ---------------------------------------------------------------- loading

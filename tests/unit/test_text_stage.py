@@ -165,3 +165,31 @@ def test_lines_lost_by_the_loose_pass_are_added_and_duplicates_dropped() -> None
 def test_lone_letters_that_are_no_word_are_noise() -> None:
     assert _is_noise("C") and _is_noise("...") and _is_noise("c!")
     assert not _is_noise("I") and not _is_noise("A!") and not _is_noise("7") and not _is_noise("OK")
+
+
+@pytest.mark.slow
+def test_a_tilted_caption_set_tight_is_found_and_read_line_by_line(engine: OcrEngine) -> None:
+    # a caption lettered at a slant with little space between its lines (as the sample
+    # book's first page has): the page pass merges and loses lines; turned upright they part
+    from panelvox.analysis.balloons_stage import BalloonsStage
+
+    font = ImageFont.load_default(size=28)
+    rows = [
+        "CHAD BILLOW, YOUNG",
+        "ADVENTURER, AND HIS",
+        "YOUNG SIDE-KICK, A",
+        "POLYNESIAN BOY, WHOM",
+        "CHAD PICKED UP AFTER",
+    ]
+    card = Image.new("RGB", (440, 40 + 30 * len(rows)), (250, 235, 215))
+    draw = ImageDraw.Draw(card)
+    for i, text in enumerate(rows):
+        draw.text((20, 20 + 30 * i), text, fill="black", font=font)
+    page = Image.new("RGB", (900, 700), "white")
+    tilted = card.rotate(-12, expand=True, fillcolor="white", resample=Image.Resampling.BICUBIC)
+    page.paste(tilted, (200, 150))
+    image = np.asarray(page)
+    stage = TextStage(engine)
+    out = BalloonsStage()(image, stage(image, empty_analysis(image, 1, ReadingDirection.LTR)))
+    said = " ".join(b.text for b in out.blocks)
+    assert said == " ".join(rows), said

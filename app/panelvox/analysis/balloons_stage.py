@@ -32,7 +32,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
+from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_groups import cluster_lines, reading_order, thickness
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
@@ -321,12 +323,19 @@ class BalloonsStage:
     def __init__(self, params: BalloonParams | None = None, words: WordList | None = None) -> None:
         self.params = params or BalloonParams()
         self._words = words
+        self._lexicon: LetteringLexicon | None = None
 
     @property
     def words(self) -> WordList:
         if self._words is None:
             self._words = WordList.load()  # once per stage; read-only afterwards
         return self._words
+
+    @property
+    def lexicon(self) -> LetteringLexicon:
+        if self._lexicon is None:
+            self._lexicon = LetteringLexicon(self.words)
+        return self._lexicon
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         words = self.words
@@ -418,7 +427,8 @@ class BalloonsStage:
                     language=language_of(script),
                 )
             )
-        return replace(analysis, blocks=tuple(out), stages=(*analysis.stages, STAGE))
+        told = tell_roles(out, main, float(h), words, self.lexicon)
+        return replace(analysis, blocks=tuple(told), stages=(*analysis.stages, STAGE))
 
     @staticmethod
     def _balloon_shape(

@@ -117,7 +117,68 @@ def normalize_caps(text: str) -> str:
         if letters and letters >= len(core) - 1 and any(c.isdigit() for c in core):
             token = token.translate(_CAPS_DIGITS)
         out.append(token)
-    return " ".join(out).upper()
+    return " ".join(_lone_ones(out)).upper()
+
+
+def _lone_ones(tokens: list[str]) -> list[str]:
+    """A lone "1" in capitals is the pronoun I ("1 CAN'T", "I-1 THINK" read as "I 1 THINK")
+    where it stands before a word or repeats as a stammer; "R3Y 1", "ROOM 1" stay numbers."""
+    out = list(tokens)
+    for k, tok in enumerate(tokens):
+        if tok.strip(",.!?…-") != "1":
+            continue
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else ""
+        prev = tokens[k - 1] if k else ""
+        stammer = "1" in (nxt.strip(",.!?…-"), prev.strip(",.!?…-")) or prev.strip(",.!?…-") == "I"
+        word = nxt.strip(",.!?…").replace("'", "").replace("’", "")
+        before_word = word.isalpha() and len(word) > 1
+        after_digits = any(c.isdigit() for c in prev.replace("1", ""))
+        if (before_word or stammer) and not after_digits:
+            out[k] = tok.replace("1", "I")
+    return out
+
+
+#: digits a letterer's letters are misread as, and the letter each stands for
+_LOOKALIKES = {"2": "Z", "0": "O", "1": "I", "5": "S", "8": "B"}
+_JOINED = re.compile(r"(?<![\w.,])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w,]|\.\d)")
+
+
+def _as_letters(part: str) -> str | None:
+    out = "".join(_LOOKALIKES.get(c, c) for c in part)
+    return out if out.isalpha() else None
+
+
+def _misread_run(m: re.Match[str]) -> str:
+    token = m.group(0)
+    parts = token.split("-")
+    letters = {c.upper() for p in parts for c in p if c.isalpha()}
+    digits = [p for p in parts if any(c.isdigit() for c in p)]
+    if not digits:
+        return token
+    mapped = [_as_letters(p) for p in digits]
+    if any(x is None for x in mapped):
+        return token
+    used = {c.upper() for x in mapped if x for c in x}
+    if letters:
+        # digits standing in a run of the letters beside them: ZZZZZZ-22, Z-2-Z, ZZ2Z
+        ok = used <= letters and len(letters) == 1
+    else:
+        # one look-alike digit repeated as a stammer or a snore: 2-2-2, 222222-22
+        ok = len(parts) >= 2 and len(set("".join(digits))) == 1
+    if not ok:
+        return token
+    return "-".join(_as_letters(p) or p if any(c.isdigit() for c in p) else p for p in parts)
+
+
+def letters_for_digits(text: str) -> str:
+    """Turn digits back into the letters they were misread for in a run of one letter.
+
+    A snore or a stammer lettered as one repeated letter ("ZZZZZZ-ZZ", "Z-Z-Z") is often
+    read with some letters as their look-alike digits ("ZZZZZZ-22", "2-2-2"), which a
+    speech engine would say as numbers. Only a run of a single repeated letter is
+    restored: "B-52" or "555-1234" stay numbers.
+    """
+    return _JOINED.sub(_misread_run, text)
 
 
 # -- spacing -------------------------------------------------------------------------
@@ -151,18 +212,104 @@ def segment(token: str, words: WordList, max_parts: int = 3) -> list[str] | None
     return [token[a:b] for a, b in pairwise(cuts)]
 
 
+@functools.cache
+def _lexicon_sections() -> dict[str, frozenset[str]]:
+    """The comics lexicon's sections: after the file's header, paragraphs that each start
+    with a comment naming them ("# sounds lettering spells out" is "sounds")."""
+    text = resources.files("panelvox.analysis").joinpath("data/comic_lexicon.txt").read_text("utf-8")
+    sections: dict[str, frozenset[str]] = {}
+    for para in text.split("\n\n")[1:]:
+        lines = para.strip().splitlines()
+        if not lines or not lines[0].startswith("#"):
+            continue
+        name = lines[0].lstrip("# ").split()[0].rstrip(":")
+        words = " ".join(ln for ln in lines[1:] if not ln.startswith("#")).lower().replace("’", "'").split()
+        sections[name] = frozenset(words)
+    return sections
+
+
+@functools.cache
+def comic_lexicon() -> frozenset[str]:
+    """The comics lexicon shipped with Panelvox (``data/comic_lexicon.txt``: interjections,
+    sounds spelt out, contractions, dialect as printed), read once per process."""
+    return frozenset().union(*_lexicon_sections().values())
+
+
+def narration_words() -> frozenset[str]:
+    """The comics lexicon's words a caption opens with ("LATER", "MEANWHILE", "THE END")."""
+    return _lexicon_sections().get("narration", frozenset())
+
+
+def sound_words() -> frozenset[str]:
+    """The comics lexicon's sounds spelt out ("BANG", "WHAM", "ZZZ")."""
+    return _lexicon_sections().get("sounds", frozenset())
+
+
+@functools.cache
+def proper_names() -> frozenset[str]:
+    """Proper nouns of the English word list's source, lowercased (``data/english_names.txt``).
+    Only for telling lettering apart from misreads: the names pass never reads it."""
+    text = resources.files("panelvox.analysis").joinpath("data/english_names.txt").read_text("utf-8")
+    return frozenset(w for w in text.splitlines() if w and not w.startswith("#"))
+
+
+def lettering_word(token: str, words: WordList) -> bool:
+    """True when ``token`` is a word of the word list, of the comics lexicon (or its plural)
+    or a proper noun of the word list's source."""
+    w = token.lower().replace("’", "'")
+    extra = comic_lexicon()
+    return (
+        words.knows(w)
+        or w in extra
+        or w.strip("'") in extra
+        or (w.endswith("s") and w[:-1] in extra)
+        or w.strip("'") in proper_names()
+    )
+
+
+def _join_split_words(tokens: list[str], words: WordList) -> list[str]:
+    """Join two letter tokens that are one word ("IN SPECTION"): a wide letter gap read as a
+    space. Only where one of them is no word and together they are one of 5+ letters."""
+    out: list[str] = []
+    for token in tokens:
+        prev = out[-1] if out else ""
+        if (
+            prev.isalpha()
+            and token.isalpha()
+            and len(prev) + len(token) >= 5
+            and not (lettering_word(prev, words) and lettering_word(token, words))
+            and words.knows(prev + token)
+        ):
+            out[-1] = prev + token
+        else:
+            out.append(token)
+    return out
+
+
 def restore_spaces(text: str, words: WordList) -> str:
     """Put back spaces the detector dropped between words and after punctuation."""
     text = _PUNCT_RUN.sub(r"\1 ", text)
     out = []
     for token in text.split():
         m = re.fullmatch(r"([^A-Za-z]*)([A-Za-z]+)([^A-Za-z]*)", token)
-        if m and len(m.group(2)) >= _MIN_SPLIT_LEN and not words.knows(m.group(2)):
+        if m and len(m.group(2)) >= _MIN_SPLIT_LEN and not lettering_word(m.group(2), words):
             parts = segment(m.group(2), words)
             if parts:
                 token = m.group(1) + " ".join(parts) + m.group(3)
         out.append(token)
-    return " ".join(out)
+    return " ".join(_join_split_words(" ".join(out).split(), words))
+
+
+_LAST_Z = re.compile(r"([A-Za-z']{2,})[Z2]$")
+
+
+def question_mark(text: str, words: WordList) -> str:
+    """A hand-lettered "?" ending a line is often read as "Z" or "2" ("WHAT IS ITZ"):
+    where the last word is a word without it and no word with it, it is a question mark."""
+    m = _LAST_Z.search(text)
+    if m and is_caps(text) and lettering_word(m.group(1), words) and not lettering_word(m.group(0), words):
+        return text[: m.end(1)] + "?"
+    return text
 
 
 def clean_line(text: str, words: WordList | None, script: str) -> str:
@@ -170,8 +317,9 @@ def clean_line(text: str, words: WordList | None, script: str) -> str:
     text = " ".join(text.split())
     if script != "latin":
         return text.replace(" ", "") if script == "japanese" else text
-    text = normalize_caps(text)
+    text = letters_for_digits(normalize_caps(text))
     if words is not None:
+        text = question_mark(text, words)
         text = restore_spaces(text, words)
     return text
 
@@ -195,15 +343,16 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             tail_m = _LETTERS.match(line)
             head = head_m.group(1) if head_m else ""
             tail = tail_m.group(0) if tail_m else ""
-            # a compound of two real words keeps its hyphen (SIDE-KICK, FORTY-FOOTER);
-            # a word broken at a syllable loses it (VEN-TURE, AD-VENTURE)
-            both_words = (
+            # a compound of two real words keeps its hyphen (SIDE-KICK), and so does a word
+            # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
+            # (VEN-TURE, HIBER-NATING, AD-VENTURE)
+            compound = (
                 words is not None
                 and min(len(head), len(tail)) >= 3
                 and words.knows(head)
-                and words.knows(tail)
+                and (words.knows(tail) or not words.knows(head + tail))
             )
-            out = out + line if both_words else out[:-1] + line
+            out = out + line if compound else out[:-1] + line
         else:
             out = f"{out} {line}" if out else line
     return out

@@ -7,6 +7,8 @@ included); a block's lines are read in rows top-down, or in columns right to lef
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Sequence
 
 from panelvox.model import TextLine
@@ -64,15 +66,61 @@ def cluster_lines(
     return list(groups.values())
 
 
+def _slope(line: TextLine) -> float | None:
+    """The angle (radians) of a horizontal line's top edge, from its polygon; None without one."""
+    p = line.polygon
+    if p is None or len(p) != 4 or line.vertical:
+        return None
+    dx, dy = p[1].x - p[0].x, p[1].y - p[0].y
+    return math.atan2(dy, dx) if dx > 0 else None
+
+
+def _own_thickness(line: TextLine, angle: float) -> float:
+    """The thickness of a line measured across its slope (a tilted line's box is taller)."""
+    t = thickness(line)
+    if angle and line.polygon is not None and len(line.polygon) == 4:
+        p = line.polygon
+        t = min(t, math.dist((p[0].x, p[0].y), (p[3].x, p[3].y)))
+    return t
+
+
 def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
     """Lines of one block in reading order: rows top-down (left to right), or
-    vertical columns right to left (each top-down)."""
+    vertical columns right to left (each top-down).
+
+    Lettering set at a slant (a tilted caption) is read along its slope: the rows are
+    found across the block's median line angle, so a line's words that the detector cut
+    into pieces at different heights still come in one row, before the next line.
+    """
     if lines and sum(ln.vertical for ln in lines) * 2 > len(lines):
         return sorted(lines, key=lambda ln: (-ln.bbox.center.x, ln.bbox.y0))
+    slopes = [a for a in (_slope(ln) for ln in lines) if a is not None]
+    angle = statistics.median(slopes) if slopes else 0.0
+    if abs(angle) < math.radians(3):
+        angle = 0.0  # upright lettering: the boxes alone order it
+    cos, sin = math.cos(angle), math.sin(angle)
+
+    def across(ln: TextLine) -> float:
+        return ln.bbox.center.y * cos - ln.bbox.center.x * sin
+
+    def along(ln: TextLine) -> float:
+        return ln.bbox.center.x * cos + ln.bbox.center.y * sin
+
+    def beside(a: TextLine, b: TextLine) -> bool:
+        # pieces of one row lie side by side; lines stacked one over the other are two rows
+        # however much their (loose) outlines overlap
+        overlap = min(a.bbox.x1, b.bbox.x1) - max(a.bbox.x0, b.bbox.x0)
+        return overlap < 0.3 * min(a.bbox.width, b.bbox.width)
+
     rows: list[list[TextLine]] = []
-    for ln in sorted(lines, key=lambda ln: ln.bbox.center.y):
-        if rows and abs(ln.bbox.center.y - rows[-1][0].bbox.center.y) < 0.5 * thickness(rows[-1][0]):
+    for ln in sorted(lines, key=across):
+        if (
+            rows
+            and abs(across(ln) - across(rows[-1][0])) < 0.5 * _own_thickness(rows[-1][0], angle)
+            and all(beside(ln, other) for other in rows[-1])
+        ):
             rows[-1].append(ln)
         else:
             rows.append([ln])
-    return [ln for row in rows for ln in sorted(row, key=lambda ln: ln.bbox.x0)]
+    key = along if angle else (lambda ln: ln.bbox.x0)
+    return [ln for row in rows for ln in sorted(row, key=key)]

@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from panelvox.model import Balloon, BBox, Image, PageAnalysis, Panel, ReadingDirection
+from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, ReadingDirection
 
 #: confidence of an order decided by the fallback (no clean cut between the boxes)
 FALLBACK_CONFIDENCE = 0.4
@@ -172,7 +172,8 @@ def order_blocks(
     params: OrderParams | None = None,
 ) -> tuple[Balloon, ...]:
     """``blocks`` with ``panel`` (the panel holding most of each), page-wide ``order`` and
-    ``order_confidence``. ``panels`` must already be ordered."""
+    ``order_confidence``. ``panels`` must already be ordered. The story's title comes first,
+    in no panel; a panel's signs (``OTHER``) come after its other blocks."""
     p = params or OrderParams()
     # Text inside a yonkoma panel reads like any manga panel: rows, right to left.
     inner = ReadingDirection.RTL if direction is ReadingDirection.TTB_RTL else direction
@@ -194,7 +195,10 @@ def order_blocks(
         before = [r.index for r in ranked[:pos]]
         after.setdefault(ordered_panels[before[-1]].id if before else None, []).append(i)
 
-    sequence: list[tuple[int, float, str | None]] = []
+    sequence: list[tuple[int, float, str | None]] = [(i, 1.0, None) for i, b in enumerate(blocks) if b.title]
+    titled = {i for i, _c, _p in sequence}
+    for waiting in after.values():
+        waiting[:] = [i for i in waiting if i not in titled]
 
     def emit_loose(key: str | None) -> None:
         loose = after.get(key, [])
@@ -203,8 +207,11 @@ def order_blocks(
 
     emit_loose(None)
     for q in ordered_panels:
-        mine = [i for i in range(len(blocks)) if owner[i] == q.id]
-        for r in order_boxes([blocks[i].bbox for i in mine], inner, p):
+        mine = [i for i in range(len(blocks)) if owner[i] == q.id and i not in titled]
+        ranked = order_boxes([blocks[i].bbox for i in mine], inner, p)
+        # signs in the art are read after the panel's dialogue, captions and sounds
+        ranked = sorted(ranked, key=lambda r: blocks[mine[r.index]].kind is BalloonKind.OTHER)
+        for r in ranked:
             sequence.append((mine[r.index], min(r.confidence, q.order_confidence), q.id))
         emit_loose(q.id)
     out = list(blocks)

@@ -15,6 +15,8 @@ from dataclasses import replace
 import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
+from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.tilted_text import reread_slanted
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
 
@@ -64,6 +66,7 @@ class TextStage:
         self._engine = engine
         self._config = config
         self._words = words
+        self._lexicon: LetteringLexicon | None = None
         self._lock = threading.Lock()
         self.min_confidence = min_confidence
         #: per-step seconds, accumulated when given (benchmarks)
@@ -83,16 +86,26 @@ class TextStage:
                 self._words = WordList.load()
             return self._words
 
+    @property
+    def lexicon(self) -> LetteringLexicon:
+        """The word test the recogniser's decoder prefers readings by."""
+        words = self.words
+        with self._lock:
+            if self._lexicon is None:
+                self._lexicon = LetteringLexicon(words)
+            return self._lexicon
+
     def read_lines(self, image: Image) -> list[tuple[Detection, Recognition, bool]]:
         """Detect and recognise; returns (detection, recognition, vertical) per line kept."""
         engine = self.engine
+        lexicon = self.lexicon
         times = self.times or StepTimes()
         t0 = time.perf_counter()
         dets = [d for d in engine.detect(image) if min(d.width, d.height) >= 6]
         t1 = time.perf_counter()
         tall = [d.height >= engine.config.vertical_ratio * d.width for d in dets]
         recs = engine.recognize(
-            [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)]
+            [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon
         )
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
         # where the column reading is not Japanese, try the box upright and keep the better.
@@ -102,17 +115,27 @@ class TextStage:
             if v and script_of(r.text) != "japanese"
         ]
         if retry:
-            upright = engine.recognize([crop_quad(image, dets[i].quad, vertical=False) for i in retry])
+            upright = engine.recognize(
+                [crop_quad(image, dets[i].quad, vertical=False) for i in retry], lexicon
+            )
             for i, r in zip(retry, upright, strict=True):
                 if r.score > recs[i].score:
                     recs[i] = r
                     tall[i] = False
+        # lettering at a slant (a tilted caption) is found again turned upright
+        lines = reread_slanted(
+            image,
+            list(zip(dets, recs, tall, strict=True)),
+            engine.detect,
+            lambda c: engine.recognize(c, lexicon),
+            lexicon,
+        )
         t2 = time.perf_counter()
         times.det += t1 - t0
         times.rec += t2 - t1
         return [
             (d, r, v)
-            for d, r, v in zip(dets, recs, tall, strict=True)
+            for d, r, v in lines
             if r.score >= self.min_confidence and r.text and not _is_noise(r.text)
         ]
 

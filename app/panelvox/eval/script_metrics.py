@@ -459,6 +459,10 @@ def _row(s: ScriptPageScore, label: str) -> str:
         label,
         str(s.lines),
         str(s.found),
+        str(s.in_order),
+        str(s.exact),
+        str(s.kind_right),
+        f"{s.blocks} / {s.junk}",
         _frac(c.attribution_right, c.attribution_total),
         _frac(c.turns_right, c.turns_total),
         f"{c.names_said} / {c.names_right}",
@@ -471,8 +475,9 @@ def _row(s: ScriptPageScore, label: str) -> str:
 def format_script_report(page_scores: Sequence[ScriptPageScore]) -> str:
     """A markdown table, one row per page and a totals row, then the dataset's rates."""
     head = (
-        "| page | lines | found | attribution | turns | names said / right | guesses said / right "
-        "| named recall |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        "| page | lines | found | in order | exact | kind right | blocks / junk | attribution | turns "
+        "| names said / right | guesses said / right | named recall |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     )
     t = total_score(page_scores)
     table = [head, *(_row(s, s.page_id) for s in page_scores), _row(t, "**total**")]

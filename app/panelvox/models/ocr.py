@@ -27,6 +27,7 @@ from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
+from panelvox.models.ctc_beam import CtcDecoder, Lexicon
 from panelvox.models.device import Device
 from panelvox.models.onnx_session import create_session
 
@@ -325,7 +326,6 @@ class OcrEngine:
 
     def __init__(self, config: OcrConfig | None = None) -> None:
         from rapidocr.ch_ppocr_det.utils import DBPostProcess
-        from rapidocr.ch_ppocr_rec.utils import CTCLabelDecode
 
         self.config = config or OcrConfig()
         det_path = _resolve(self.config.det_model, BUNDLED_DET, self.config.verify_sha256)
@@ -338,7 +338,9 @@ class OcrEngine:
         meta = self._rec.get_modelmeta().custom_metadata_map
         if "character" not in meta:
             raise ModelUnavailable(failed, detail=f"{rec_path} carries no character list in its metadata")
-        self._decode = CTCLabelDecode(character=meta["character"].splitlines())
+        #: the model's classes in output order: the CTC blank, its characters, a space
+        self.charset: list[str] = ["", *meta["character"].splitlines(), " "]
+        self._decoder = CtcDecoder(self.charset)
         self._post = DBPostProcess(
             thresh=self.config.det_thresh,
             box_thresh=self.config.box_thresh,
@@ -441,8 +443,9 @@ class OcrEngine:
         return out
 
     # -- recognition -------------------------------------------------------------
-    def recognize(self, crops: Sequence[Image]) -> list[Recognition]:
-        """Read each RGB crop as one horizontal line of text."""
+    def recognize(self, crops: Sequence[Image], lexicon: Lexicon | None = None) -> list[Recognition]:
+        """Read each RGB crop as one horizontal line of text; with ``lexicon``, a line with a
+        token that is no word is decoded again by a word-aware beam search."""
         if not crops:
             return []
         cfg = self.config
@@ -460,8 +463,7 @@ class OcrEngine:
                 resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
                 batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
             preds = self._rec.run(None, {self._rec_input: batch})[0]
-            results, _words = self._decode(preds)
             for k, i in enumerate(idx):
-                text, score = results[k]
-                out[i] = Recognition(str(text).strip(), float(score))
+                text, score = self._decoder.decode(preds[k], lexicon)
+                out[i] = Recognition(text.strip(), score)
         return out

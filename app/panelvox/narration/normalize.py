@@ -11,6 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from panelvox.analysis.lettering import letters_for_digits
 from panelvox.i18n import _
 
 #: All-caps words kept as they are: real acronyms an engine should spell.
@@ -78,6 +79,8 @@ def _normalize_japanese(text: str) -> str:
 def _normalize_latin(text: str, names: Iterable[str]) -> str:
     text = _HYPHEN_BREAK.sub(r"\1\2", text)
     text = re.sub(r"\s+", " ", text).strip()
+    # a snore's Z's read as 2's is said as written, never as a number
+    text = letters_for_digits(text)
     text = _EMPHASIS.sub(r"\2", text)
     text = text.replace("*", "").replace("_", " ")
     text = _PUNCT_RUN.sub(lambda m: "?" if "?" in m.group(0) else "!", text)

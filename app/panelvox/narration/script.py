@@ -251,6 +251,9 @@ class _Builder:
         if key not in (NARRATOR, None):
             confidence = min(confidence, link_conf)
         body = self._frame(kind, speaker, spoken, Flag.SPEAKER_UNCERTAIN in flags)
+        if block.title and p.verbosity is not Verbosity.TERSE:
+            # Translators: the story's title, said once before the page.
+            body = _("Title: {text}").format(text=spoken)
         if p.uncertainty_cue is UncertaintyCue.WORD and Flag.UNCERTAIN in flags:
             body = _cue_word(body)
         prefix = ""

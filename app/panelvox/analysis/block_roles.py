@@ -1,0 +1,168 @@
+"""What a block of lettering is beyond its outline: narration, a sound, a cry, the story's
+title, or no lettering at all.
+
+Applied by the balloons stage to the blocks it built, before the order stage:
+
+- **Not lettering.** Marks the text reader finds in the art that are not meant to be read:
+  a page number (digits outside the panels), a lone digit or speck in the art, foreign
+  script on a page lettered in another (the page's lines are at least 85 % one script), and
+  unsure untraced scribbles that are mostly no word. A number drawn on a thing in a panel
+  ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said for them.
+- **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
+  story on ("LATER...", "MEANWHILE", "THE END": the comics lexicon's narration words) is a
+  caption; made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a
+  sound effect; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a
+  cry, said as speech.
+- **Titles.** Display lettering (much larger than the page's speech) in the top part of the
+  page, outside any balloon, that holds a word of the English word list that is no word of
+  the comics lexicon, and is no cry ("!"): the story's title. Its blocks become one
+  caption with ``title`` set, which the order stage puts before the page's panels.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import replace
+
+from panelvox.analysis.lettering import WordList, comic_lexicon, narration_words, sound_words
+from panelvox.analysis.line_groups import thickness
+from panelvox.model import Balloon, BalloonKind, BBox, TextLine
+from panelvox.models.ctc_beam import Lexicon
+
+#: a title's letters are at least this many times the page's typical lettering
+TITLE_SIZE = 1.8
+#: ... and it starts in this top share of the page
+TITLE_BAND = 0.4
+#: an untraced sign read with less confidence than this, mostly no word, is a scribble;
+#: one read with 0.1 less is a scribble whatever it holds
+SCRIBBLE_CONFIDENCE = 0.8
+#: the share of a page's lines in its main script above which another script is foreign
+MAIN_SCRIPT_SHARE = 0.85
+
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+
+def _untraced(b: Balloon) -> bool:
+    return b.polygon is None and b.tail is None
+
+
+def _foreign_languages(lines: Sequence[TextLine]) -> set[str]:
+    """The scripts foreign to a page lettered (almost) all in one, as block languages."""
+    scripts = [ln.script for ln in lines]
+    if len(scripts) < 5:
+        return set()
+    main = max(set(scripts), key=scripts.count)
+    if scripts.count(main) < MAIN_SCRIPT_SHARE * len(scripts):
+        return set()
+    return {"ja", "en"} - {"ja" if main == "japanese" else "en"}
+
+
+def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set[str]) -> bool:
+    """True for a mark the listener should not hear (see the module docstring); ``read`` is
+    the mean confidence of the block's lines."""
+    if not _untraced(block):
+        return False
+    text = block.text
+    if not any(c.isalpha() for c in text):
+        # a page number (outside the panels), a lone digit or speck in the art, an unsure
+        # reading; a number drawn on a thing in a panel ("1000" on a weight) is a sign
+        digits = sum(c.isdigit() for c in text)
+        return block.panel is None or digits < 2 or read < SCRIBBLE_CONFIDENCE
+    if block.language in foreign:
+        return True
+    if block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE:
+        tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
+        return read < SCRIBBLE_CONFIDENCE - 0.1 or 2 * sum(map(lexicon, tokens)) < len(tokens)
+    return False
+
+
+def _title_like(block: Balloon, height: float, typical: float, page_height: float, words: WordList) -> bool:
+    if not _untraced(block) or block.language == "ja" or block.kind is BalloonKind.SPEECH:
+        return False
+    if height < TITLE_SIZE * typical or block.bbox.y0 > TITLE_BAND * page_height:
+        return False
+    if "!" in block.text:
+        return False  # a cry or a sound
+    comic = comic_lexicon()  # interjections and sounds are no title
+    tokens = [t.lower().strip("'’") for t in _TOKEN.findall(block.text)]
+    return any(len(t) > 2 and t not in comic and words.knows(t) for t in tokens)
+
+
+def tell_roles(
+    blocks: Sequence[Balloon],
+    lines: Sequence[TextLine],
+    page_height: float,
+    words: WordList,
+    lexicon: Lexicon,
+) -> list[Balloon]:
+    """``blocks`` without the marks that are not lettering, the title's blocks made one, and
+    untraced narration, sounds and cries given their kind (see the module docstring)."""
+    by_id = {ln.id: ln for ln in lines}
+    main = [ln for ln in lines if not ln.ruby]
+    typical = statistics.median(thickness(ln) for ln in main) if main else 0.0
+    foreign = _foreign_languages(main)
+
+    def read(b: Balloon) -> float:
+        confs = [by_id[i].confidence for i in b.lines if i in by_id]
+        return sum(confs) / len(confs) if confs else b.confidence
+
+    kept = [b for b in blocks if not is_not_lettering(b, read(b), lexicon, foreign)]
+    titles = []
+    for b in kept:
+        members = [by_id[i] for i in b.lines if i in by_id]
+        height = statistics.median(thickness(ln) for ln in members) if members else 0.0
+        if typical and _title_like(b, height, typical, page_height, words):
+            titles.append(b)
+    if not titles:
+        return [_sound_or_cry(b, lexicon) for b in kept]
+    titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
+    box: BBox = titles[0].bbox
+    for b in titles[1:]:
+        box = box.union(b.bbox)
+    title = replace(
+        titles[0],
+        kind=BalloonKind.CAPTION,
+        bbox=box,
+        text=" ".join(b.text for b in titles),
+        confidence=min(b.confidence for b in titles),
+        lines=tuple(i for b in titles for i in b.lines),
+        title=True,
+    )
+    rest = [b for b in kept if all(b is not t for t in titles[1:])]
+    return [title if b is titles[0] else _sound_or_cry(b, lexicon) for b in rest]
+
+
+def _is_sound(token: str) -> bool:
+    """A sound spelt out, stretched or not ("BANG", "RRINGG", "ZAPP", "WHAMMM")."""
+    t = token.lower()
+    sounds = sound_words()
+    return t in sounds or re.sub(r"(.)\1+", r"\1", t) in sounds or re.sub(r"(.)\1{2,}", r"\1\1", t) in sounds
+
+
+def _opens_narration(text: str, tokens: list[str]) -> bool:
+    """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
+    "THE END"), neither a cry nor a question."""
+    words = [t.lower() for t in tokens if t.lower() not in ("and", "the")]
+    return bool(words) and words[0] in narration_words() and not ({"!", "?"} & set(text))
+
+
+def _sound_or_cry(block: Balloon, lexicon: Lexicon) -> Balloon:
+    """Untraced lettering that opens with a word that moves the story on is narration;
+    lettering that is all sounds ("CRASH! BANG!") is a sound effect, whatever its size;
+    large lettering with no sound in it but a word ("OUCH!", "TIMBER!") is a cry: speech
+    whose balloon was not traced (a misread that holds no word stays a sound effect)."""
+    if not _untraced(block) or block.language == "ja":
+        return block
+    tokens = [t for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
+    if not tokens:
+        return block
+    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER) and _opens_narration(block.text, tokens):
+        return replace(block, kind=BalloonKind.CAPTION)
+    sounds = [_is_sound(t.strip("'’")) for t in tokens]
+    if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
+        return replace(block, kind=BalloonKind.SFX)
+    if not any(sounds) and block.kind is BalloonKind.SFX and any(lexicon(t) for t in tokens):
+        return replace(block, kind=BalloonKind.SPEECH)
+    return block

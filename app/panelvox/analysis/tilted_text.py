@@ -1,0 +1,153 @@
+"""Lettering set at a slant (a tilted caption), found again upright.
+
+The text detector separates horizontal lines set close together, but lines at a slant of
+more than a few degrees run into each other in its probability map: the page's pass finds
+some lines whole, others cut in pieces, others merged two into one box, and some not at
+all. Where several slanted lines lie together, their region is cut out, turned so the
+lines are horizontal, and detected and read again (at the detector's scale for a small
+image, so larger too); the lines found there replace the page pass's lines they cover
+when together they hold more letters of words than the page pass read there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from panelvox.model import Image
+from panelvox.models.ocr import Detection, Recognition, crop_quad
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+
+#: a line sloping more than this (degrees) is slanted lettering
+MIN_SLANT = 4.0
+MAX_SLANT = 40.0
+
+Read = Callable[[Sequence[Image]], list[Recognition]]
+Detect = Callable[[Image], list[Detection]]
+
+
+def slant(d: Detection) -> float:
+    """The angle (degrees) of a detection's top edge; positive slopes down to the right."""
+    (x0, y0), (x1, y1) = d.quad[0], d.quad[1]
+    return math.degrees(math.atan2(float(y1 - y0), float(x1 - x0))) if x1 > x0 else 90.0
+
+
+def _box(d: Detection) -> tuple[float, float, float, float]:
+    q = d.quad
+    return float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max())
+
+
+def slanted_groups(dets: Sequence[Detection]) -> list[list[int]]:
+    """Indices of slanted lines that lie together (two or more, sloping the same way)."""
+    tilted = [i for i, d in enumerate(dets) if MIN_SLANT <= abs(slant(d)) <= MAX_SLANT and d.width > d.height]
+    parent = {i: i for i in tilted}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a in tilted:
+        for b in tilted:
+            if a >= b or (slant(dets[a]) > 0) != (slant(dets[b]) > 0):
+                continue
+            ba, bb = _box(dets[a]), _box(dets[b])
+            gap = max(ba[0] - bb[2], bb[0] - ba[2], ba[1] - bb[3], bb[1] - ba[3])
+            if gap <= min(dets[a].height, dets[b].height):
+                parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for i in tilted:
+        groups.setdefault(find(i), []).append(i)
+    return [g for g in groups.values() if len(g) >= 2]
+
+
+def _overlap(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> float:
+    """The share of ``box`` that ``other`` covers."""
+    iw = min(box[2], other[2]) - max(box[0], other[0])
+    ih = min(box[3], other[3]) - max(box[1], other[1])
+    return max(0.0, iw) * max(0.0, ih) / max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
+
+
+def _word_letters(recs: Sequence[Recognition], is_word: Callable[[str], bool]) -> int:
+    """Letters of the readings' tokens that are words: what a reading gets right."""
+    return sum(len(t) for r in recs for t in _WORD.findall(r.text) if len(t) > 1 and is_word(t))
+
+
+Line = tuple[Detection, Recognition, bool]  # a detection, its reading, whether a column
+
+
+def reread_slanted(
+    image: Image, lines: list[Line], detect: Detect, read: Read, is_word: Callable[[str], bool]
+) -> list[Line]:
+    """``lines`` with each region of slanted lines detected and read again upright, where
+    that reading holds more letters of words (``is_word``) than the page pass's."""
+    h, w = image.shape[:2]
+    dets = [d for d, _, _ in lines]
+    for group in slanted_groups(dets):
+        boxes = [_box(dets[i]) for i in group]
+        margin = float(np.median([dets[i].height for i in group]))
+        region = (
+            max(0.0, min(b[0] for b in boxes) - margin),
+            max(0.0, min(b[1] for b in boxes) - margin),
+            min(float(w), max(b[2] for b in boxes) + margin),
+            min(float(h), max(b[3] for b in boxes) + margin),
+        )
+        old = [i for i, d in enumerate(dets) if i in group or _overlap(_box(d), region) >= 0.5]
+        angle = float(np.median([slant(dets[i]) for i in group]))
+        found = _upright(image, region, angle, detect, read)
+        if found is None:
+            continue
+        if _word_letters([r for _, r in found], is_word) <= _word_letters(
+            [lines[i][1] for i in old], is_word
+        ):
+            continue
+        # a line of the region that no new line covers (a sound beside the caption) stays
+        new_boxes = [_box(d) for d, _ in found]
+        old = [i for i in old if any(_overlap(_box(dets[i]), b) > 0.3 for b in new_boxes)]
+        lines = [ln for i, ln in enumerate(lines) if i not in old] + [(d, r, False) for d, r in found]
+        dets = [d for d, _, _ in lines]
+    return lines
+
+
+def _upright(
+    image: Image,
+    region: tuple[float, float, float, float],
+    angle: float,
+    detect: Detect,
+    read: Read,
+) -> list[tuple[Detection, Recognition]] | None:
+    x0, y0, x1, y1 = (round(v) for v in region)
+    crop = image[y0:y1, x0:x1]
+    ch, cw = crop.shape[:2]
+    if ch < 8 or cw < 8:
+        return None
+    # turn the crop by the slant (counter-clockwise for lines sloping down to the right) on a
+    # canvas large enough to hold it
+    m = cv2.getRotationMatrix2D((cw / 2, ch / 2), angle, 1.0)
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    nw, nh = int(ch * sin + cw * cos), int(ch * cos + cw * sin)
+    m[0, 2] += nw / 2 - cw / 2
+    m[1, 2] += nh / 2 - ch / 2
+    warped = cv2.warpAffine(crop, m, (nw, nh), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+    turned: Image = np.ascontiguousarray(warped, dtype=np.uint8)
+    found = [d for d in detect(turned) if min(d.width, d.height) >= 6 and d.width > d.height]
+    if not found:
+        return None
+    recs = read([crop_quad(turned, d.quad, vertical=False) for d in found])
+    back = cv2.invertAffineTransform(m)
+
+    def to_page(q: np.ndarray) -> np.ndarray:
+        pts = np.hstack([q.astype(np.float64), np.ones((len(q), 1))]) @ back.T
+        return (pts + np.array([x0, y0], dtype=np.float64)).astype(np.float32)
+
+    out = []
+    for d, r in zip(found, recs, strict=True):
+        outline = to_page(d.outline) if d.outline is not None else None
+        out.append((replace(d, quad=to_page(d.quad), outline=outline), r))
+    return out
