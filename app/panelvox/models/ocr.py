@@ -339,6 +339,9 @@ class OcrEngine:
         if "character" not in meta:
             raise ModelUnavailable(failed, detail=f"{rec_path} carries no character list in its metadata")
         self._decode = CTCLabelDecode(character=meta["character"].splitlines())
+        #: the model's class strings in output order: the CTC blank first ("blank"), the
+        #: model's characters, then the space rapidocr appends (what a decoder indexes)
+        self.charset: list[str] = list(self._decode.character)
         self._post = DBPostProcess(
             thresh=self.config.det_thresh,
             box_thresh=self.config.box_thresh,
