@@ -16,7 +16,6 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
 from pathlib import Path
 
 import cv2
@@ -29,11 +28,19 @@ from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.device import Device
 from panelvox.models.onnx_session import create_session
+from panelvox.models.text_boxes import (
+    Detection,
+    Quad,
+    _axis_box,
+    _iou,
+    combine_passes,
+    dedupe,
+    merge_fragments,
+)
+
+__all__ = ["Detection", "OcrConfig", "OcrEngine", "Quad", "combine_passes", "dedupe", "merge_fragments"]
 
 log = logging.getLogger(__name__)
-
-#: A text quadrilateral: 4 (x, y) points clockwise from top-left, page pixels.
-Quad = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,27 +93,6 @@ class OcrConfig:
     merge_gap: float = 0.5
     #: crops taller than this ratio (height/width) are read as vertical columns
     vertical_ratio: float = 1.5
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    quad: Quad  # tight around the letters: the crop that is read
-    score: float
-    #: the same line as the detector's usual (looser) pass outlines it, when it found it
-    #: as one line; reported as the line's polygon
-    outline: Quad | None = None
-
-    @property
-    def reported(self) -> Quad:
-        return self.outline if self.outline is not None else self.quad
-
-    @property
-    def width(self) -> float:
-        return float(np.linalg.norm(self.quad[0] - self.quad[1]))
-
-    @property
-    def height(self) -> float:
-        return float(np.linalg.norm(self.quad[0] - self.quad[3]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,156 +150,6 @@ def crop_quad(image: Image, quad: Quad, *, vertical: bool) -> Image:
         # counter-clockwise: the top of the column becomes the left of the line
         crop = np.ascontiguousarray(np.rot90(crop))
     return np.asarray(crop, dtype=np.uint8)
-
-
-def _axis_box(d: Detection) -> tuple[float, float, float, float]:
-    return (
-        float(d.quad[:, 0].min()),
-        float(d.quad[:, 1].min()),
-        float(d.quad[:, 0].max()),
-        float(d.quad[:, 1].max()),
-    )
-
-
-def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    iw = min(a[2], b[2]) - max(a[0], b[0])
-    ih = min(a[3], b[3]) - max(a[1], b[1])
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    inter = iw * ih
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
-def merge_fragments(dets: Sequence[Detection], gap: float) -> list[Detection]:
-    """Join boxes that are pieces of one line (words cut apart at a high threshold).
-
-    Two upright boxes of similar thickness merge when they sit on the same line (their
-    centres across the line are within 30 % of the thinner one) with a gap along the line of
-    at most ``gap`` times the thickness: horizontal pieces side by side, vertical pieces
-    (Japanese columns) one above the other. Of two boxes over the same line (IoU > 0.5)
-    the better-scored one is kept; a box lying inside a larger one is dropped.
-    """
-    if gap <= 0:
-        return list(dets)
-    items = [(_axis_box(d), d.score, d) for d in dets]
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(items)):
-            for j in range(i + 1, len(items)):
-                a, b = items[i][0], items[j][0]
-                if _iou(a, b) > 0.5:  # the same line found twice (a re-cut piece)
-                    if items[j][1] > items[i][1]:
-                        items[i] = items[j]
-                    del items[j]
-                    merged = True
-                    break
-                if _inside(items[j][2], a, 0.8) or _inside(items[i][2], b, 0.8):
-                    # a piece inside a longer box of the same line: keep the longer one
-                    area_a = (a[2] - a[0]) * (a[3] - a[1])
-                    area_b = (b[2] - b[0]) * (b[3] - b[1])
-                    if area_b > area_a:
-                        items[i] = items[j]
-                    del items[j]
-                    merged = True
-                    break
-                for along in (0, 1):  # 0: a horizontal line, 1: a vertical column
-                    across = 1 - along
-                    ta = a[across + 2] - a[across]
-                    tb = b[across + 2] - b[across]
-                    la, lb = a[along + 2] - a[along], b[along + 2] - b[along]
-                    if along == 1 and (la < 1.5 * ta or lb < 1.0 * tb):
-                        continue  # columns: both pieces must already be upright columns
-                    if along == 0 and (la < 0.8 * ta or lb < 0.8 * tb):
-                        continue
-                    if max(ta, tb) > 1.4 * min(ta, tb):
-                        continue
-                    offset = abs((a[across] + a[across + 2]) - (b[across] + b[across + 2])) / 2
-                    dist = max(a[along], b[along]) - min(a[along + 2], b[along + 2])
-                    if offset <= 0.3 * min(ta, tb) and -0.3 * min(la, lb) <= dist <= gap * min(ta, tb):
-                        box = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                        quad = np.array(
-                            [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]],
-                            dtype=np.float32,
-                        )
-                        score = min(items[i][1], items[j][1])
-                        items[i] = (box, score, Detection(quad, score))
-                        del items[j]
-                        merged = True
-                        break
-                if merged:
-                    break
-            if merged:
-                break
-    return [d for _, _, d in items]
-
-
-def _inside(d: Detection, box: tuple[float, float, float, float], share: float = 0.6) -> bool:
-    """True when at least ``share`` of the box of ``d`` lies inside ``box``."""
-    a = _axis_box(d)
-    iw = min(a[2], box[2]) - max(a[0], box[0])
-    ih = min(a[3], box[3]) - max(a[1], box[1])
-    area = max(1e-6, (a[2] - a[0]) * (a[3] - a[1]))
-    return iw > 0 and ih > 0 and iw * ih / area >= share
-
-
-def combine_passes(
-    loose: Sequence[Detection], strict: Sequence[Detection], split_ratio: float
-) -> list[Detection]:
-    """Lines from the usual (loose) pass, corrected by a strict pass where lines ran together.
-
-    Closely spaced lettering merges in the probability map at the loose threshold: one box
-    then covers several lines and cannot be read, or its mean score is too low and the
-    lines vanish; or one box runs along a line into the next balloon. A loose box much
-    thicker than the page's median line is replaced by the thinner strict boxes inside it
-    when there are two or more, and so is one whose strict pieces lie apart along it by
-    more than a letter; strict boxes that lie in no loose box
-    (and hardly overlap one) are lines the loose pass lost, and are added when they are
-    lines of several letters (isolated specks and single letters are mostly texture).
-    """
-    if not strict:
-        return list(loose)
-    thick = [min(d.width, d.height) for d in loose]
-    typical = float(np.median(thick)) if thick else 0.0
-    out: list[Detection] = []
-    for d, t in zip(loose, thick, strict=True):
-        box = _axis_box(d)
-        pieces = [p for p in strict if _inside(p, box, 0.3)]
-        if len(pieces) < 2:
-            out.append(d)
-        elif len(loose) >= 3 and t >= split_ratio * typical:
-            # several lines in one box: keep the pieces if they are thinner lines
-            thinner = max(min(p.width, p.height) for p in pieces) < 0.75 * t
-            out.extend(pieces if thinner else [d])
-        else:
-            # one line long enough to run into the next balloon's: pieces apart along it
-            out.extend(pieces if _apart_along(pieces, d) else [d])
-    boxes = [_axis_box(d) for d in out]
-    for p in strict:
-        pb = _axis_box(p)
-        long_line = max(p.width, p.height) >= 2.5 * min(p.width, p.height)
-        if long_line and all(_iou(pb, b) < 0.2 and not _inside(p, b, 0.5) for b in boxes):
-            out.append(p)
-    return dedupe(out)
-
-
-def _apart_along(pieces: Sequence[Detection], line: Detection) -> bool:
-    """True when ``pieces`` lie one after another along ``line`` with a gap of more than a
-    letter between them (two balloons' lines that the loose pass ran together)."""
-    along = 0 if line.width >= line.height else 1
-    thick = min(line.width, line.height)
-    spans = sorted((float(p.quad[:, along].min()), float(p.quad[:, along].max())) for p in pieces)
-    return all(b0 - a1 > 1.0 * thick for (_, a1), (b0, _) in pairwise(spans))
-
-
-def dedupe(dets: Sequence[Detection]) -> list[Detection]:
-    """Drop boxes over the same line as a better-scored one (IoU > 0.5)."""
-    kept: list[Detection] = []
-    for d in sorted(dets, key=lambda d: -d.score):
-        box = _axis_box(d)
-        if all(_iou(box, _axis_box(k)) <= 0.5 for k in kept):
-            kept.append(d)
-    return kept
 
 
 class OcrEngine:
