@@ -26,7 +26,9 @@ def text_page(
     w, h = size
     page = Image.new("RGB", size, "white")
     draw = ImageDraw.Draw(page)
-    draw.text((w // 2, 30), "LETTERS TO THE EDITOR", fill="black", anchor="mt", font=ImageFont.load_default(34))
+    draw.text(
+        (w // 2, 30), "LETTERS TO THE EDITOR", fill="black", anchor="mt", font=ImageFont.load_default(34)
+    )
     font = ImageFont.load_default(13)
     margin, gap, top = 36, 28, 90
     col_w = (w - 2 * margin - (columns - 1) * gap) // columns

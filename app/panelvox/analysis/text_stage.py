@@ -62,12 +62,17 @@ class TextStage:
         times: StepTimes | None = None,
     ) -> None:
         self._engine = engine
-        self._config = config
+        self._config = engine.config if engine is not None else (config or OcrConfig())
         self._words = words
         self._lock = threading.Lock()
         self.min_confidence = min_confidence
         #: per-step seconds, accumulated when given (benchmarks)
         self.times = times
+
+    @property
+    def params(self) -> tuple[OcrConfig, float]:
+        """What decides the output besides the code (the analysis cache's fingerprint)."""
+        return (self._config, self.min_confidence)
 
     @property
     def engine(self) -> OcrEngine:

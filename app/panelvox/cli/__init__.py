@@ -20,6 +20,7 @@ from panelvox.cli import analyze, ask, describe, doctor, info, models, names, na
 from panelvox.cli import eval as eval_command
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
+from panelvox.models.ocr_quant import PRECISION_ENV, PRECISIONS
 
 log = logging.getLogger("panelvox")
 
@@ -79,6 +80,11 @@ def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
     )
     parser.add_argument("--version", action="version", version=f"panelvox {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help=_("log details to the terminal"))
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help=_("text models: int8 (faster, the default) or fp32 (the original models)"),
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     for command in _COMMANDS:
@@ -91,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(_book_first(argv, commands))
     _setup_logging(args.verbose)
+    if args.precision:  # for this process and the analysis workers it starts
+        os.environ[PRECISION_ENV] = args.precision
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         handler = read.run  # `panelvox` alone opens the reader window

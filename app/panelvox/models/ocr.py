@@ -27,7 +27,8 @@ from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.device import Device
-from panelvox.models.onnx_session import create_session
+from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model
+from panelvox.models.onnx_session import CPU, choose_providers, create_session
 from panelvox.models.text_boxes import (
     Detection,
     Quad,
@@ -72,6 +73,11 @@ class OcrConfig:
     verify_sha256: bool = True
     device: Device = Device.AUTO
     threads: int = 0  # 0: onnxruntime decides
+    #: "int8": the text detector quantized on this machine (see models/ocr_quant.py) when
+    #: it runs on the CPU; "fp32": the wheel's models as they are (always on a GPU)
+    precision: str = field(default_factory=chosen_precision)
+    #: where made (int8) models are kept; None: the user's cache folder
+    made_models: Path | None = None
     #: the page is scaled so its longer side is at most this for detection
     det_max_side: int = 1280
     #: ... and at least this (small scans are upscaled so lettering is not lost)
@@ -169,6 +175,14 @@ class OcrEngine:
         # Translators: spoken when the text reader's model cannot be loaded.
         failed = _("The text reader could not start, so text cannot be read.")
         threads = self.config.threads or None
+        #: "int8" when the quantized detector is the one in use, else "fp32"
+        self.precision = "fp32"
+        if self._wants_int8():
+            try:
+                det_path = int8_model(det_path, QUANT_DET, self.config.made_models)
+                self.precision = "int8"
+            except ModelUnavailable as exc:
+                log.warning("int8 text detector not used: %s", exc.detail)
         self._det = create_session(det_path, self.config.device, threads=threads, message=failed)
         self._rec = create_session(rec_path, self.config.device, threads=threads, message=failed)
         meta = self._rec.get_modelmeta().custom_metadata_map
@@ -209,6 +223,17 @@ class OcrEngine:
         self._det_input = self._det.get_inputs()[0].name
         self._rec_input = self._rec.get_inputs()[0].name
 
+    def _wants_int8(self) -> bool:
+        """int8 for the bundled detector on the CPU; a GPU runs the fp32 model."""
+        cfg = self.config
+        if cfg.precision not in PRECISIONS:
+            raise ValueError(f"precision must be int8 or fp32, not {cfg.precision!r}")
+        if cfg.precision != "int8" or cfg.det_model is not None:
+            return False
+        import onnxruntime as ort
+
+        return choose_providers(cfg.device, ort.get_available_providers())[0] == CPU
+
     @property
     def providers(self) -> list[str]:
         """The providers the sessions actually run on (first is the one used)."""
@@ -224,17 +249,21 @@ class OcrEngine:
             scale = cfg.det_min_side / max(h, w)
         return max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
 
+    def det_input(self, image: Image) -> npt.NDArray[np.float32]:
+        """The detector's input for an RGB page: scaled (see :class:`OcrConfig`), BGR, NCHW."""
+        h, w = image.shape[:2]
+        rh, rw = self._det_size(h, w)
+        bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+        resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
+        x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
+        return np.ascontiguousarray(x.transpose(2, 0, 1)[np.newaxis])
+
     def detect(self, image: Image) -> list[Detection]:
         """Text quadrilaterals on an RGB page, in page pixels."""
         h, w = image.shape[:2]
         if h < 4 or w < 4:
             return []
-        rh, rw = self._det_size(h, w)
-        bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-        resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
-        x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
-        x = x.transpose(2, 0, 1)[np.newaxis]
-        pred = self._det.run(None, {self._det_input: x})[0]
+        pred = self._det.run(None, {self._det_input: self.det_input(image)})[0]
         boxes, scores = self._post(pred, (h, w))
         dets = [
             Detection(np.asarray(b, dtype=np.float32), float(s)) for b, s in zip(boxes, scores, strict=True)
