@@ -17,7 +17,12 @@ def _words() -> list[str]:
 
 
 def text_page(
-    words: int = 2000, size: tuple[int, int] = (992, 1772), *, columns: int = 2, seed: int = 7
+    words: int = 2000,
+    size: tuple[int, int] = (992, 1772),
+    *,
+    columns: int = 3,
+    font_size: int = 11,
+    seed: int = 7,
 ) -> tuple[npt.NDArray[np.uint8], int]:
     """An RGB page of ``words`` small words set in ``columns`` columns under a heading, as
     (pixels, words drawn): the words that fit, when the page is full before."""
@@ -29,10 +34,10 @@ def text_page(
     draw.text(
         (w // 2, 30), "LETTERS TO THE EDITOR", fill="black", anchor="mt", font=ImageFont.load_default(34)
     )
-    font = ImageFont.load_default(13)
+    font = ImageFont.load_default(font_size)
     margin, gap, top = 36, 28, 90
     col_w = (w - 2 * margin - (columns - 1) * gap) // columns
-    line_h = 17
+    line_h = round(font_size * 1.3)
     drawn = 0
     for c in range(columns):
         x0 = margin + c * (col_w + gap)

@@ -71,11 +71,12 @@ def analyze_page(
 STAGE_NAMES: tuple[str, ...] = ("panels", "text", "balloons", "order", "characters", "speakers")
 
 
-def default_stages() -> tuple[Stage, ...]:
+def default_stages(*, read_dense: bool = False) -> tuple[Stage, ...]:
     """The embedded default pipeline (CPU, no downloads), in order.
 
     Each analysis issue adds its stage here; models are created once per call, so callers
-    build the tuple once and reuse it for every page.
+    build the tuple once and reuse it for every page. ``read_dense``: running text (a
+    credits or letters page) is read too, not only announced with its size.
     """
     # Imported here: the stage modules import this one.
     from panelvox.analysis.balloons_stage import BalloonsStage
@@ -89,7 +90,7 @@ def default_stages() -> tuple[Stage, ...]:
     words = WordList.load()  # shared: text (spacing), balloons (hyphen joins)
     return (
         PanelStage(),
-        TextStage(words=words),
+        TextStage(words=words, read_dense=read_dense),
         BalloonsStage(words=words),
         OrderStage(),
         CharactersStage(),  # needs panels and blocks
