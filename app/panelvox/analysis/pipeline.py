@@ -88,7 +88,7 @@ def analyze_page(
 
         factor = math.sqrt(MAX_ANALYSIS_PIXELS / (height * width))
         size = (max(1, round(width * factor)), max(1, round(height * factor)))
-        small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+        small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
         log.info("page %d (%d x %d) analysed at %d x %d", page, width, height, *size)
         result = _analyze(small, page, direction, stages)
         result = _rescaled(result, width / size[0], width, height)
