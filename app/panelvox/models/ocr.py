@@ -92,6 +92,8 @@ class OcrConfig:
     unclip_ratio: float = 1.6
     rec_height: int = 48
     rec_batch: int = 8
+    #: at most this many pixel columns (lines x padded width) per recognition run
+    rec_max_columns: int = 3200
     #: a box this many times thicker than the page's median line is re-cut from the strict
     #: pass (merged lines); 0 turns the strict pass off
     split_ratio: float = 1.4
@@ -327,9 +329,14 @@ class OcrEngine:
                 rw = min(width, max(1, math.ceil(cfg.rec_height * ratios[i])))
                 resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
                 batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
-            preds = self._rec.run(None, {self._rec_input: batch})[0]
-            results, _words = self._decode(preds)
-            for k, i in enumerate(idx):
-                text, score = results[k]
-                out[i] = Recognition(str(text).strip(), float(score))
+            # wide lines run a few at a time (same padded width, so the same readings): the
+            # model's output, a score per step for each of its 18,710 classes, is most of the
+            # memory a page costs
+            step = max(1, cfg.rec_max_columns // width)
+            for part in range(0, len(idx), step):
+                preds = self._rec.run(None, {self._rec_input: batch[part : part + step]})[0]
+                results, _words = self._decode(preds)
+                for k, i in enumerate(idx[part : part + step]):
+                    text, score = results[k]
+                    out[i] = Recognition(str(text).strip(), float(score))
         return out
