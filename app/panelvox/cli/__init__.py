@@ -83,7 +83,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, frozenset[str]]:
     parser.add_argument(
         "--precision",
         choices=PRECISIONS,
-        help=_("text models: int8 (faster, the default) or fp32 (the original models)"),
+        help=_("text detector: fp32 (the original model, the default) or int8 (a little faster, less exact)"),
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

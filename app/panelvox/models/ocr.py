@@ -74,7 +74,8 @@ class OcrConfig:
     device: Device = Device.AUTO
     threads: int = 0  # 0: onnxruntime decides
     #: "int8": the text detector quantized on this machine (see models/ocr_quant.py) when
-    #: it runs on the CPU; "fp32": the wheel's models as they are (always on a GPU)
+    #: it runs on the CPU; "fp32": the wheel's models as they are (the default; always on a
+    #: GPU)
     precision: str = field(default_factory=chosen_precision)
     #: where made (int8) models are kept; None: the user's cache folder
     made_models: Path | None = None
