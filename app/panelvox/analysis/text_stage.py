@@ -18,6 +18,7 @@ from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
+from panelvox.models.text_boxes import axis_box
 
 DETECTOR = "rapidocr"
 STAGE = "text"
@@ -80,7 +81,7 @@ def dense_text(dets: list[Detection], page_height: int, *, min_lines: int = 40) 
     if sum(1 for i in long_thin if i in members) < min_lines:
         return None
     # a line set among them (two lines run together, a short heading) is part of the text
-    boxes = [_box(d) for d in dets]
+    boxes = [axis_box(d) for d in dets]
     members |= {
         i
         for i, (t, _ln) in enumerate(sizes)
@@ -92,11 +93,6 @@ def dense_text(dets: list[Detection], page_height: int, *, min_lines: int = 40) 
     area = sum(t * ln for t, ln in sizes)
     share = sum(sizes[i][0] * sizes[i][1] for i in members) / max(area, 1e-6)
     return DenseText(members, max(1, round(words)), share >= 0.7)
-
-
-def _box(d: Detection) -> tuple[float, float, float, float]:
-    q = d.quad
-    return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
 
 
 def _beside(a: tuple[float, float, float, float], b: tuple[float, float, float, float], gap: float) -> bool:

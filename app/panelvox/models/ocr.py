@@ -32,8 +32,8 @@ from panelvox.models.onnx_session import CPU, choose_providers, create_session
 from panelvox.models.text_boxes import (
     Detection,
     Quad,
-    _axis_box,
     _iou,
+    axis_box,
     combine_passes,
     dedupe,
     merge_fragments,
@@ -302,10 +302,10 @@ class OcrEngine:
             return dets
         boxes, _ = self._post_outline(pred, size)
         loose = [np.asarray(b, dtype=np.float32) for b in boxes]
-        axes = [_axis_box(Detection(b, 0.0)) for b in loose]
+        axes = [axis_box(Detection(b, 0.0)) for b in loose]
         out = []
         for d in dets:
-            box = _axis_box(d)
+            box = axis_box(d)
             ious = [_iou(box, a) for a in axes]
             k = int(np.argmax(ious)) if ious else -1
             out.append(replace(d, outline=loose[k]) if k >= 0 and ious[k] > 0.5 else d)

@@ -42,7 +42,7 @@ class Detection:
         return float(np.linalg.norm(self.quad[0] - self.quad[3]))
 
 
-def _axis_box(d: Detection) -> Box:
+def axis_box(d: Detection) -> Box:
     q = d.quad
     return (float(q[:, 0].min()), float(q[:, 1].min()), float(q[:, 0].max()), float(q[:, 1].max()))
 
@@ -65,7 +65,7 @@ def _inside_box(a: Box, box: Box, share: float = 0.6) -> bool:
 
 
 def _inside(d: Detection, box: Box, share: float = 0.6) -> bool:
-    return _inside_box(_axis_box(d), box, share)
+    return _inside_box(axis_box(d), box, share)
 
 
 _Item = tuple[Box, float, Detection]
@@ -117,7 +117,7 @@ def merge_fragments(dets: Sequence[Detection], gap: float) -> list[Detection]:
     """
     if gap <= 0 or len(dets) < 2:
         return list(dets)
-    items: list[_Item] = [(_axis_box(d), d.score, d) for d in dets]
+    items: list[_Item] = [(axis_box(d), d.score, d) for d in dets]
     n = len(items)
     boxes = np.array([it[0] for it in items], dtype=np.float64)
     alive = np.ones(n, dtype=bool)
@@ -182,10 +182,10 @@ def combine_passes(
         return list(loose)
     thick = [min(d.width, d.height) for d in loose]
     typical = float(np.median(thick)) if thick else 0.0
-    strict_boxes = [_axis_box(p) for p in strict]
+    strict_boxes = [axis_box(p) for p in strict]
     out: list[Detection] = []
     for d, t in zip(loose, thick, strict=True):
-        box = _axis_box(d)
+        box = axis_box(d)
         pieces = [p for p, pb in zip(strict, strict_boxes, strict=True) if _inside_box(pb, box, 0.3)]
         if len(pieces) < 2:
             out.append(d)
@@ -196,7 +196,7 @@ def combine_passes(
         else:
             # one line long enough to run into the next balloon's: pieces apart along it
             out.extend(pieces if _apart_along(pieces, d) else [d])
-    boxes = [_axis_box(d) for d in out]
+    boxes = [axis_box(d) for d in out]
     for p, pb in zip(strict, strict_boxes, strict=True):
         long_line = max(p.width, p.height) >= 2.5 * min(p.width, p.height)
         if long_line and all(_iou(pb, b) < 0.2 and not _inside_box(pb, b, 0.5) for b in boxes):
@@ -217,7 +217,7 @@ def dedupe(dets: Sequence[Detection]) -> list[Detection]:
     """Drop boxes over the same line as a better-scored one (IoU > 0.5)."""
     kept: list[tuple[Detection, Box]] = []
     for d in sorted(dets, key=lambda d: -d.score):
-        box = _axis_box(d)
+        box = axis_box(d)
         if all(_iou(box, k) <= 0.5 for _, k in kept):
             kept.append((d, box))
     return [d for d, _ in kept]
