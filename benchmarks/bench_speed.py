@@ -97,7 +97,8 @@ start. What changed this round, and what each choice measured:
   every metric within a point of fp32: cib dialogue recall (−2.3), lines read exactly
   (−2.3), turns (−1.3), openmantra detection (−1.3) and iabc (2 pages) are not, so fp32 stays the default and int8
   is `panelvox --precision int8` or `"analysis": {"precision": "int8"}`. (comic-ocr gains
-  3-4 points with int8, on 5 pages.)
+  3-4 points with int8, on 5 pages.) With the default (fp32), this round's branch scores
+  exactly what main scores on every metric of the same `eval all --limit 40` run.
 - **Recognition stays fp32.** Static int8 of its convolutions: 0.77x the time, but only 99 of
   148 lines on 5 cib pages read the same (first and last ten convolutions kept in fp32:
   109 of 148, 0.86-0.91x); every op quantized: 25 of 148; dynamic int8 is 3.3x slower.
