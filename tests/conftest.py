@@ -13,8 +13,17 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO.parent / "shared" / "data"
 
 
+@pytest.fixture(scope="session")
+def _made_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder for the models Panelvox makes on first use (the int8 text detector), shared
+    by the tests so it is made once per run (tests/unit/test_ocr_quant.py makes its own)."""
+    return tmp_path_factory.mktemp("made-models")
+
+
 @pytest.fixture(autouse=True)
-def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, _made_models: Path
+) -> None:
     """Logs, caches and reading positions of a test never touch the real home; what a test
     could not save is not said in the next one."""
     from panelvox.jsonfile import forget_notices
@@ -23,6 +32,9 @@ def _isolated_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     home = tmp_path_factory.mktemp("xdg")
     for var in ("XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
         monkeypatch.setenv(var, str(home / var.lower()))
+    monkeypatch.delenv("PANELVOX_PRECISION", raising=False)
+    (home / "xdg_cache_home" / "panelvox").mkdir(parents=True)
+    (home / "xdg_cache_home" / "panelvox" / "models").symlink_to(_made_models, target_is_directory=True)
 
 
 @pytest.fixture

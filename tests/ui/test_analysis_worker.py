@@ -116,3 +116,22 @@ def test_a_killed_worker_costs_one_page_and_a_new_one_takes_over(
     finally:
         r.close()
     assert second is not None and _pid_gone(second)  # quitting ends the worker
+
+
+@pytest.mark.slow
+def test_an_idle_worker_ends_to_free_its_memory_and_a_new_one_takes_the_next_page(tmp_path: Path) -> None:
+    book = open_book(_drawn_book(tmp_path / "drawn.cbz"))
+    worker = ProcessAnalyzer(None, idle_exit_s=1.0)
+    try:
+        first = worker.analyze_page(book, 1, book.direction)
+        assert worker.pid is not None
+        deadline = time.monotonic() + 30
+        while worker.pid is not None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert worker.pid is None  # ended by itself: its models' memory is given back
+        again = worker.analyze_page(book, 1, book.direction)
+        assert worker.started == 2
+        assert [b.text for b in again.blocks] == [b.text for b in first.blocks]
+    finally:
+        worker.close()
+        book.close()

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.tilted_text import reread_slanted
+from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
+from panelvox.models.text_boxes import axis_box
 
 DETECTOR = "rapidocr"
 STAGE = "text"
@@ -49,6 +51,75 @@ def _stray_script(scripts: list[str], scores: list[float], sure: float = 0.9) ->
     return {i for i, (s, c) in enumerate(zip(scripts, scores, strict=True)) if s != main and c < sure}
 
 
+@dataclass(frozen=True, slots=True)
+class DenseText:
+    """Running text (credits, a letters page, an advertisement): its lines and word count."""
+
+    lines: frozenset[int]  # indices of the detections it is made of
+    words: int  # an estimate from the lines' lengths, before any is read
+    whole_page: bool  # most of the page's lettering
+
+
+#: a line of running text is long for its height: about this many words per line height
+_WORDS_PER_HEIGHT = 0.255
+
+
+def dense_text(dets: list[Detection], page_height: int, *, min_lines: int = 40) -> DenseText | None:
+    """Lines that are small running text, found from the detections alone (nothing read).
+
+    Comic lettering is short lines in balloons; running text is many long thin lines of one
+    small size. At least ``min_lines`` lines each at least 12 times as long as they are high,
+    under 2 % of the page's height and of about the median such line's height make a dense
+    block; the small lines between them (a short last line of a paragraph) belong to it.
+    """
+    if len(dets) < min_lines:
+        return None
+    sizes = [(min(d.width, d.height), max(d.width, d.height)) for d in dets]
+    long_thin = [i for i, (t, ln) in enumerate(sizes) if ln >= 12 * t and t <= 0.02 * page_height]
+    if len(long_thin) < min_lines:
+        return None
+    typical = float(np.median([sizes[i][0] for i in long_thin]))
+    members = frozenset(i for i, (t, _ln) in enumerate(sizes) if 0.6 * typical <= t <= 1.4 * typical)
+    if sum(1 for i in long_thin if i in members) < min_lines:
+        return None
+    # a line set among them (two lines run together, a short heading) is part of the text
+    boxes = [axis_box(d) for d in dets]
+    members |= {
+        i
+        for i, (t, _ln) in enumerate(sizes)
+        if i not in members
+        and t <= 2.5 * typical
+        and any(_beside(boxes[i], boxes[j], typical) for j in members)
+    }
+    words = sum(sizes[i][1] / sizes[i][0] * _WORDS_PER_HEIGHT for i in members)
+    area = sum(t * ln for t, ln in sizes)
+    share = sum(sizes[i][0] * sizes[i][1] for i in members) / max(area, 1e-6)
+    return DenseText(members, max(1, round(words)), share >= 0.7)
+
+
+def _beside(a: tuple[float, float, float, float], b: tuple[float, float, float, float], gap: float) -> bool:
+    """True when box ``a`` is above or below ``b`` within ``gap`` and overlaps it sideways."""
+    overlap = min(a[2], b[2]) - max(a[0], b[0])
+    return overlap > 0.5 * min(a[2] - a[0], b[2] - b[0]) and max(a[1], b[1]) - min(a[3], b[3]) <= gap
+
+
+def _about(n: int) -> str:
+    """A word count said roughly: 37, 240, 1,600 (two significant digits from 100 up)."""
+    if n >= 100:
+        step = 10 ** (len(str(n)) - 2)
+        n = round(n / step) * step
+    return f"{n:,}"
+
+
+def dense_notice(dense: DenseText) -> str:
+    if dense.whole_page:
+        # Translators: said for a page of small running text (credits, letters) that is not read
+        # aloud unless asked; {words} is a rough count such as "2,000".
+        return _("A page of text, about {words} words.").format(words=_about(dense.words))
+    # Translators: as above, for a block of running text on a page that also has comic lettering.
+    return _("A block of text, about {words} words.").format(words=_about(dense.words))
+
+
 class TextStage:
     """Detects and recognises text lines; the engine is created on first use and reused."""
 
@@ -62,15 +133,23 @@ class TextStage:
         words: WordList | None = None,
         min_confidence: float = 0.5,
         times: StepTimes | None = None,
+        read_dense: bool = False,
     ) -> None:
         self._engine = engine
-        self._config = config
+        self._config = engine.config if engine is not None else (config or OcrConfig())
         self._words = words
         self._lexicon: LetteringLexicon | None = None
         self._lock = threading.Lock()
         self.min_confidence = min_confidence
+        #: read running text (see :func:`dense_text`) too, rather than announce its size
+        self.read_dense = read_dense
         #: per-step seconds, accumulated when given (benchmarks)
         self.times = times
+
+    @property
+    def params(self) -> tuple[OcrConfig, float, bool]:
+        """What decides the output besides the code (the analysis cache's fingerprint)."""
+        return (self._config, self.min_confidence, self.read_dense)
 
     @property
     def engine(self) -> OcrEngine:
@@ -95,13 +174,23 @@ class TextStage:
                 self._lexicon = LetteringLexicon(words)
             return self._lexicon
 
-    def read_lines(self, image: Image) -> list[tuple[Detection, Recognition, bool]]:
-        """Detect and recognise; returns (detection, recognition, vertical) per line kept."""
+    def read_lines(
+        self, image: Image, *, dense: list[DenseText] | None = None
+    ) -> list[tuple[Detection, Recognition, bool]]:
+        """Detect and recognise; returns (detection, recognition, vertical) per line kept.
+
+        Running text is not read unless :attr:`read_dense`: its lines are left out and what
+        was found is appended to ``dense`` when given."""
         engine = self.engine
         lexicon = self.lexicon
         times = self.times or StepTimes()
         t0 = time.perf_counter()
         dets = [d for d in engine.detect(image) if min(d.width, d.height) >= 6]
+        found = None if self.read_dense else dense_text(dets, image.shape[0])
+        if found is not None:
+            dets = [d for i, d in enumerate(dets) if i not in found.lines]
+            if dense is not None:
+                dense.append(found)
         t1 = time.perf_counter()
         tall = [d.height >= engine.config.vertical_ratio * d.width for d in dets]
         recs = engine.recognize(
@@ -141,12 +230,13 @@ class TextStage:
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         words = self.words
-        raw = self.read_lines(image)
+        dense: list[DenseText] = []
+        raw = self.read_lines(image, dense=dense)
         h, w = image.shape[:2]
-        scripts = [script_of(r.text) for _, r, _ in raw]
+        scripts = [script_of(r.text) for _d, r, _v in raw]
         geoms = []
-        quads = [d.reported for d, _, _ in raw]
-        for (_, _, v), s, quad in zip(raw, scripts, quads, strict=True):
+        quads = [d.reported for d, _r, _v in raw]
+        for (_d, _r, v), s, quad in zip(raw, scripts, quads, strict=True):
             q = np.clip(quad, 0, [w, h])
             geoms.append(
                 LineGeometry(
@@ -159,7 +249,7 @@ class TextStage:
                 )
             )
         ruby = ruby_lines(geoms)
-        stray = _stray_script(scripts, [r.score for _, r, _ in raw])
+        stray = _stray_script(scripts, [r.score for _d, r, _v in raw])
         lines = []
         for i, ((d, r, v), s, g) in enumerate(zip(raw, scripts, geoms, strict=True)):
             text = clean_line(r.text, words, s)
@@ -178,4 +268,9 @@ class TextStage:
                     ruby=i in ruby,
                 )
             )
-        return replace(analysis, lines=tuple(lines), stages=(*analysis.stages, f"{STAGE}:{DETECTOR}"))
+        return replace(
+            analysis,
+            lines=tuple(lines),
+            stages=(*analysis.stages, f"{STAGE}:{DETECTOR}"),
+            notices=(*analysis.notices, *(dense_notice(d) for d in dense)),
+        )

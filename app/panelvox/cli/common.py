@@ -19,11 +19,16 @@ class UsageError(PanelvoxError):
 
 
 def open_pages(
-    book_path: Path, *, direction: ReadingDirection | None = None, store: NameStore | None = None
+    book_path: Path,
+    *,
+    direction: ReadingDirection | None = None,
+    store: NameStore | None = None,
+    read_dense: bool = False,
 ) -> AbstractContextManager[PageService[Book]]:
     """The book at ``book_path`` read through the page service: the default pipeline with
-    the disk cache, the book's names with the user's store; learned names are kept on exit."""
-    return open_book_pages(book_path, direction=direction, store=store)
+    the disk cache, the book's names with the user's store; learned names are kept on exit.
+    ``read_dense``: pages of running text are read in full, not only announced."""
+    return open_book_pages(book_path, direction=direction, store=store, read_dense=read_dense)
 
 
 def check_page(number: int, page_count: int) -> None:

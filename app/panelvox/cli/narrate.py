@@ -51,6 +51,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--verbosity", choices=["terse", "normal", "full"], help=_("how much is said around the text")
     )
     p.add_argument("--no-sfx", action="store_true", help=_("skip sound effects"))
+    p.add_argument(
+        "--read-text-pages",
+        action="store_true",
+        help=_("read pages of small running text (credits, letters) in full, not only their size"),
+    )
     p.add_argument("--direction", choices=["ltr", "rtl", "ttb-rtl"], help=_("override reading direction"))
     p.set_defaults(handler=run)
 
@@ -69,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             direction=ReadingDirection(args.direction) if args.direction else None,
             verbosity=Verbosity(args.verbosity) if args.verbosity else None,
             skip_sfx=args.no_sfx,
+            read_dense=args.read_text_pages,
         )
     )
 
@@ -86,6 +92,7 @@ class NarrateOptions:
     direction: ReadingDirection | None = None
     verbosity: Verbosity | None = None
     skip_sfx: bool = False
+    read_dense: bool = False  # running text read in full (see analysis/text_stage.dense_text)
     progress: bool | None = None  # None: when stderr is a terminal
 
 
@@ -95,7 +102,7 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
     err = err or sys.stderr
     prefs = _prefs(opts)
     print_text = opts.text or not (opts.speak or opts.wav or opts.audio_dir)
-    with open_pages(opts.book, direction=opts.direction) as pages:
+    with open_pages(opts.book, direction=opts.direction, read_dense=opts.read_dense) as pages:
         book = pages.book
         first, last = opts.pages or (1, book.page_count)
         check_range(first, last, book.page_count)

@@ -16,7 +16,6 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from itertools import pairwise
 from pathlib import Path
 
 import cv2
@@ -29,12 +28,21 @@ from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
 from panelvox.models.device import Device
-from panelvox.models.onnx_session import create_session
+from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model
+from panelvox.models.onnx_session import CPU, choose_providers, create_session
+from panelvox.models.text_boxes import (
+    Detection,
+    Quad,
+    _iou,
+    axis_box,
+    combine_passes,
+    dedupe,
+    merge_fragments,
+)
+
+__all__ = ["Detection", "OcrConfig", "OcrEngine", "Quad", "combine_passes", "dedupe", "merge_fragments"]
 
 log = logging.getLogger(__name__)
-
-#: A text quadrilateral: 4 (x, y) points clockwise from top-left, page pixels.
-Quad = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +74,12 @@ class OcrConfig:
     verify_sha256: bool = True
     device: Device = Device.AUTO
     threads: int = 0  # 0: onnxruntime decides
+    #: "int8": the text detector quantized on this machine (see models/ocr_quant.py) when
+    #: it runs on the CPU; "fp32": the wheel's models as they are (the default; always on a
+    #: GPU)
+    precision: str = field(default_factory=chosen_precision)
+    #: where made (int8) models are kept; None: the user's cache folder
+    made_models: Path | None = None
     #: the page is scaled so its longer side is at most this for detection
     det_max_side: int = 1280
     #: ... and at least this (small scans are upscaled so lettering is not lost)
@@ -80,6 +94,8 @@ class OcrConfig:
     unclip_ratio: float = 1.6
     rec_height: int = 48
     rec_batch: int = 8
+    #: at most this many pixel columns (lines x padded width) per recognition run
+    rec_max_columns: int = 3200
     #: a box this many times thicker than the page's median line is re-cut from the strict
     #: pass (merged lines); 0 turns the strict pass off
     split_ratio: float = 1.4
@@ -87,27 +103,6 @@ class OcrConfig:
     merge_gap: float = 0.5
     #: crops taller than this ratio (height/width) are read as vertical columns
     vertical_ratio: float = 1.5
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    quad: Quad  # tight around the letters: the crop that is read
-    score: float
-    #: the same line as the detector's usual (looser) pass outlines it, when it found it
-    #: as one line; reported as the line's polygon
-    outline: Quad | None = None
-
-    @property
-    def reported(self) -> Quad:
-        return self.outline if self.outline is not None else self.quad
-
-    @property
-    def width(self) -> float:
-        return float(np.linalg.norm(self.quad[0] - self.quad[1]))
-
-    @property
-    def height(self) -> float:
-        return float(np.linalg.norm(self.quad[0] - self.quad[3]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,156 +162,6 @@ def crop_quad(image: Image, quad: Quad, *, vertical: bool) -> Image:
     return np.asarray(crop, dtype=np.uint8)
 
 
-def _axis_box(d: Detection) -> tuple[float, float, float, float]:
-    return (
-        float(d.quad[:, 0].min()),
-        float(d.quad[:, 1].min()),
-        float(d.quad[:, 0].max()),
-        float(d.quad[:, 1].max()),
-    )
-
-
-def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    iw = min(a[2], b[2]) - max(a[0], b[0])
-    ih = min(a[3], b[3]) - max(a[1], b[1])
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    inter = iw * ih
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
-def merge_fragments(dets: Sequence[Detection], gap: float) -> list[Detection]:
-    """Join boxes that are pieces of one line (words cut apart at a high threshold).
-
-    Two upright boxes of similar thickness merge when they sit on the same line (their
-    centres across the line are within 30 % of the thinner one) with a gap along the line of
-    at most ``gap`` times the thickness: horizontal pieces side by side, vertical pieces
-    (Japanese columns) one above the other. Of two boxes over the same line (IoU > 0.5)
-    the better-scored one is kept; a box lying inside a larger one is dropped.
-    """
-    if gap <= 0:
-        return list(dets)
-    items = [(_axis_box(d), d.score, d) for d in dets]
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(items)):
-            for j in range(i + 1, len(items)):
-                a, b = items[i][0], items[j][0]
-                if _iou(a, b) > 0.5:  # the same line found twice (a re-cut piece)
-                    if items[j][1] > items[i][1]:
-                        items[i] = items[j]
-                    del items[j]
-                    merged = True
-                    break
-                if _inside(items[j][2], a, 0.8) or _inside(items[i][2], b, 0.8):
-                    # a piece inside a longer box of the same line: keep the longer one
-                    area_a = (a[2] - a[0]) * (a[3] - a[1])
-                    area_b = (b[2] - b[0]) * (b[3] - b[1])
-                    if area_b > area_a:
-                        items[i] = items[j]
-                    del items[j]
-                    merged = True
-                    break
-                for along in (0, 1):  # 0: a horizontal line, 1: a vertical column
-                    across = 1 - along
-                    ta = a[across + 2] - a[across]
-                    tb = b[across + 2] - b[across]
-                    la, lb = a[along + 2] - a[along], b[along + 2] - b[along]
-                    if along == 1 and (la < 1.5 * ta or lb < 1.0 * tb):
-                        continue  # columns: both pieces must already be upright columns
-                    if along == 0 and (la < 0.8 * ta or lb < 0.8 * tb):
-                        continue
-                    if max(ta, tb) > 1.4 * min(ta, tb):
-                        continue
-                    offset = abs((a[across] + a[across + 2]) - (b[across] + b[across + 2])) / 2
-                    dist = max(a[along], b[along]) - min(a[along + 2], b[along + 2])
-                    if offset <= 0.3 * min(ta, tb) and -0.3 * min(la, lb) <= dist <= gap * min(ta, tb):
-                        box = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                        quad = np.array(
-                            [[box[0], box[1]], [box[2], box[1]], [box[2], box[3]], [box[0], box[3]]],
-                            dtype=np.float32,
-                        )
-                        score = min(items[i][1], items[j][1])
-                        items[i] = (box, score, Detection(quad, score))
-                        del items[j]
-                        merged = True
-                        break
-                if merged:
-                    break
-            if merged:
-                break
-    return [d for _, _, d in items]
-
-
-def _inside(d: Detection, box: tuple[float, float, float, float], share: float = 0.6) -> bool:
-    """True when at least ``share`` of the box of ``d`` lies inside ``box``."""
-    a = _axis_box(d)
-    iw = min(a[2], box[2]) - max(a[0], box[0])
-    ih = min(a[3], box[3]) - max(a[1], box[1])
-    area = max(1e-6, (a[2] - a[0]) * (a[3] - a[1]))
-    return iw > 0 and ih > 0 and iw * ih / area >= share
-
-
-def combine_passes(
-    loose: Sequence[Detection], strict: Sequence[Detection], split_ratio: float
-) -> list[Detection]:
-    """Lines from the usual (loose) pass, corrected by a strict pass where lines ran together.
-
-    Closely spaced lettering merges in the probability map at the loose threshold: one box
-    then covers several lines and cannot be read, or its mean score is too low and the
-    lines vanish; or one box runs along a line into the next balloon. A loose box much
-    thicker than the page's median line is replaced by the thinner strict boxes inside it
-    when there are two or more, and so is one whose strict pieces lie apart along it by
-    more than a letter; strict boxes that lie in no loose box
-    (and hardly overlap one) are lines the loose pass lost, and are added when they are
-    lines of several letters (isolated specks and single letters are mostly texture).
-    """
-    if not strict:
-        return list(loose)
-    thick = [min(d.width, d.height) for d in loose]
-    typical = float(np.median(thick)) if thick else 0.0
-    out: list[Detection] = []
-    for d, t in zip(loose, thick, strict=True):
-        box = _axis_box(d)
-        pieces = [p for p in strict if _inside(p, box, 0.3)]
-        if len(pieces) < 2:
-            out.append(d)
-        elif len(loose) >= 3 and t >= split_ratio * typical:
-            # several lines in one box: keep the pieces if they are thinner lines
-            thinner = max(min(p.width, p.height) for p in pieces) < 0.75 * t
-            out.extend(pieces if thinner else [d])
-        else:
-            # one line long enough to run into the next balloon's: pieces apart along it
-            out.extend(pieces if _apart_along(pieces, d) else [d])
-    boxes = [_axis_box(d) for d in out]
-    for p in strict:
-        pb = _axis_box(p)
-        long_line = max(p.width, p.height) >= 2.5 * min(p.width, p.height)
-        if long_line and all(_iou(pb, b) < 0.2 and not _inside(p, b, 0.5) for b in boxes):
-            out.append(p)
-    return dedupe(out)
-
-
-def _apart_along(pieces: Sequence[Detection], line: Detection) -> bool:
-    """True when ``pieces`` lie one after another along ``line`` with a gap of more than a
-    letter between them (two balloons' lines that the loose pass ran together)."""
-    along = 0 if line.width >= line.height else 1
-    thick = min(line.width, line.height)
-    spans = sorted((float(p.quad[:, along].min()), float(p.quad[:, along].max())) for p in pieces)
-    return all(b0 - a1 > 1.0 * thick for (_, a1), (b0, _) in pairwise(spans))
-
-
-def dedupe(dets: Sequence[Detection]) -> list[Detection]:
-    """Drop boxes over the same line as a better-scored one (IoU > 0.5)."""
-    kept: list[Detection] = []
-    for d in sorted(dets, key=lambda d: -d.score):
-        box = _axis_box(d)
-        if all(_iou(box, _axis_box(k)) <= 0.5 for k in kept):
-            kept.append(d)
-    return kept
-
-
 class OcrEngine:
     """Detects and recognises text lines. Create once; reuse for every page.
 
@@ -333,6 +178,14 @@ class OcrEngine:
         # Translators: spoken when the text reader's model cannot be loaded.
         failed = _("The text reader could not start, so text cannot be read.")
         threads = self.config.threads or None
+        #: "int8" when the quantized detector is the one in use, else "fp32"
+        self.precision = "fp32"
+        if self._wants_int8():
+            try:
+                det_path = int8_model(det_path, QUANT_DET, self.config.made_models)
+                self.precision = "int8"
+            except ModelUnavailable as exc:
+                log.warning("int8 text detector not used: %s", exc.detail)
         self._det = create_session(det_path, self.config.device, threads=threads, message=failed)
         self._rec = create_session(rec_path, self.config.device, threads=threads, message=failed)
         meta = self._rec.get_modelmeta().custom_metadata_map
@@ -372,6 +225,17 @@ class OcrEngine:
         self._det_input = self._det.get_inputs()[0].name
         self._rec_input = self._rec.get_inputs()[0].name
 
+    def _wants_int8(self) -> bool:
+        """int8 for the bundled detector on the CPU; a GPU runs the fp32 model."""
+        cfg = self.config
+        if cfg.precision not in PRECISIONS:
+            raise ValueError(f"precision must be int8 or fp32, not {cfg.precision!r}")
+        if cfg.precision != "int8" or cfg.det_model is not None:
+            return False
+        import onnxruntime as ort
+
+        return choose_providers(cfg.device, ort.get_available_providers())[0] == CPU
+
     @property
     def providers(self) -> list[str]:
         """The providers the sessions actually run on (first is the one used)."""
@@ -387,17 +251,21 @@ class OcrEngine:
             scale = cfg.det_min_side / max(h, w)
         return max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
 
+    def det_input(self, image: Image) -> npt.NDArray[np.float32]:
+        """The detector's input for an RGB page: scaled (see :class:`OcrConfig`), BGR, NCHW."""
+        h, w = image.shape[:2]
+        rh, rw = self._det_size(h, w)
+        bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+        resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
+        x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
+        return np.ascontiguousarray(x.transpose(2, 0, 1)[np.newaxis])
+
     def detect(self, image: Image) -> list[Detection]:
         """Text quadrilaterals on an RGB page, in page pixels."""
         h, w = image.shape[:2]
         if h < 4 or w < 4:
             return []
-        rh, rw = self._det_size(h, w)
-        bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
-        resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
-        x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
-        x = x.transpose(2, 0, 1)[np.newaxis]
-        pred = self._det.run(None, {self._det_input: x})[0]
+        pred = self._det.run(None, {self._det_input: self.det_input(image)})[0]
         boxes, scores = self._post(pred, (h, w))
         dets = [
             Detection(np.asarray(b, dtype=np.float32), float(s)) for b, s in zip(boxes, scores, strict=True)
@@ -433,10 +301,10 @@ class OcrEngine:
             return dets
         boxes, _ = self._post_outline(pred, size)
         loose = [np.asarray(b, dtype=np.float32) for b in boxes]
-        axes = [_axis_box(Detection(b, 0.0)) for b in loose]
+        axes = [axis_box(Detection(b, 0.0)) for b in loose]
         out = []
         for d in dets:
-            box = _axis_box(d)
+            box = axis_box(d)
             ious = [_iou(box, a) for a in axes]
             k = int(np.argmax(ious)) if ious else -1
             out.append(replace(d, outline=loose[k]) if k >= 0 and ious[k] > 0.5 else d)
@@ -462,8 +330,13 @@ class OcrEngine:
                 rw = min(width, max(1, math.ceil(cfg.rec_height * ratios[i])))
                 resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
                 batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
-            preds = self._rec.run(None, {self._rec_input: batch})[0]
-            for k, i in enumerate(idx):
-                text, score = self._decoder.decode(preds[k], lexicon)
-                out[i] = Recognition(text.strip(), score)
+            # wide lines run a few at a time (same padded width, so the same readings): the
+            # model's output, a score per step for each of its 18,710 classes, is most of the
+            # memory a page costs
+            step = max(1, cfg.rec_max_columns // width)
+            for part in range(0, len(idx), step):
+                preds = self._rec.run(None, {self._rec_input: batch[part : part + step]})[0]
+                for k, i in enumerate(idx[part : part + step]):
+                    text, score = self._decoder.decode(preds[k], lexicon)
+                    out[i] = Recognition(text.strip(), score)
         return out

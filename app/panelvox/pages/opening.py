@@ -15,9 +15,14 @@ from panelvox.pages.page_service import PageService
 
 @contextmanager
 def open_book_pages(
-    book_path: Path, *, direction: ReadingDirection | None = None, store: NameStore | None = None
+    book_path: Path,
+    *,
+    direction: ReadingDirection | None = None,
+    store: NameStore | None = None,
+    read_dense: bool = False,
 ) -> Iterator[PageService[Book]]:
-    """The book at ``book_path`` read through the page service; learned names are kept on exit."""
+    """The book at ``book_path`` read through the page service; learned names are kept on exit.
+    ``read_dense``: pages of running text are read in full, not only announced."""
     from panelvox.analysis.cache import PageAnalyzer
     from panelvox.analysis.pipeline import default_stages
     from panelvox.names.book_names import BookNames
@@ -25,7 +30,7 @@ def open_book_pages(
     with open_book(book_path, direction_override=direction) as book:
         pages = PageService(
             book,
-            PageAnalyzer.with_default_cache(default_stages()),
+            PageAnalyzer.with_default_cache(default_stages(read_dense=read_dense)),
             BookNames.for_book(book, store if store is not None else NameStore()),
         )
         try:

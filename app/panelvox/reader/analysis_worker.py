@@ -11,7 +11,10 @@ answers with ``PageAnalysis.to_json()``. The book's names are applied on the rea
 by the page service (they depend on the user's store and the pages read so far).
 
 A worker that dies (a crash in native code, the out-of-memory killer) costs the page it was
-on — announced as not analysable — and a new worker starts on the next request. Waiting is
+on — announced as not analysable — and a new worker starts on the next request. A worker
+left idle for ``idle_exit_s`` ends by itself, giving back the memory of its models (one
+model set per process); the next request starts a new one, and a request that crosses its
+exit is sent again to a new one. Waiting is
 a pipe poll: the UI process holds no lock while the worker works. Qt-free.
 """
 
@@ -37,6 +40,8 @@ log = logging.getLogger(__name__)
 
 _POLL_S = 0.1
 _JOIN_S = 5.0
+#: seconds without a request after which the worker ends to free its memory
+IDLE_EXIT_S = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,10 @@ class WorkerGone(Exception):
     """The worker process ended or stopped answering."""
 
 
+class _EndedIdle(Exception):
+    """The worker ended by itself (idle) just as a request was sent."""
+
+
 def _not_analysable(page: int) -> str:
     # Translators: said when the analysis of a page failed unexpectedly; {n} is the page number.
     return _("Page {n} could not be analysed.").format(n=page_number(page))
@@ -69,8 +78,9 @@ def _not_analysable(page: int) -> str:
 # -- the worker process -------------------------------------------------------------------
 
 
-def worker_main(conn: Connection, cache_dir: str | None) -> None:
-    """The worker process: build the pipeline once, then answer requests until told to stop."""
+def worker_main(conn: Connection, cache_dir: str | None, idle_exit_s: float | None = None) -> None:
+    """The worker process: build the pipeline once, then answer requests until told to stop
+    or left idle for ``idle_exit_s`` seconds (None: never)."""
     from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
     from panelvox.analysis.pipeline import default_stages
     from panelvox.books import Book, open_book
@@ -82,6 +92,9 @@ def worker_main(conn: Connection, cache_dir: str | None) -> None:
     try:
         while True:
             try:
+                if idle_exit_s is not None and not conn.poll(idle_exit_s):
+                    log.info("analysis worker idle for %.0f s: ending to free its memory", idle_exit_s)
+                    return
                 request = conn.recv()
             except (EOFError, OSError):  # the reader is gone
                 return
@@ -136,10 +149,12 @@ class ProcessAnalyzer:
         *,
         cancelled: Callable[[], bool] = lambda: False,
         reply_timeout: float = 600.0,
+        idle_exit_s: float | None = IDLE_EXIT_S,
     ) -> None:
         self.cache_dir = cache_dir  # None: no cache
         self.cancelled = cancelled
         self.reply_timeout = reply_timeout
+        self.idle_exit_s = idle_exit_s
         self._ctx = multiprocessing.get_context("spawn")
         self._proc: BaseProcess | None = None
         self._conn: Connection | None = None
@@ -163,7 +178,10 @@ class ProcessAnalyzer:
         ours, theirs = self._ctx.Pipe()
         cache = str(self.cache_dir) if self.cache_dir is not None else None
         proc = self._ctx.Process(
-            target=worker_main, args=(theirs, cache), name="panelvox-analysis", daemon=True
+            target=worker_main,
+            args=(theirs, cache, self.idle_exit_s),
+            name="panelvox-analysis",
+            daemon=True,
         )
         proc.start()
         theirs.close()  # only the worker holds its end: its death reads as end of file here
@@ -176,6 +194,19 @@ class ProcessAnalyzer:
         (one spoken sentence) when it cannot be, the worker lost included."""
         index = page_index(page)
         request = PageRequest(str(book.path), book.content_hash, index, direction.value)
+        try:
+            return self._analyze(request)
+        except _EndedIdle:  # it ended by itself as the request went out: a new one takes it
+            log.info("analysis worker ended idle as page %d was asked; asking a new one", page)
+            self._discard()
+        try:
+            return self._analyze(request)
+        except _EndedIdle as exc:
+            self._discard()
+            raise AnalysisError(_not_analysable(index), detail="two workers ended idle") from exc
+
+    def _analyze(self, request: PageRequest) -> PageAnalysis:
+        index, page = request.page, page_number(request.page)
         try:
             self.start()
             assert self._conn is not None
@@ -191,6 +222,11 @@ class ProcessAnalyzer:
                 )
             return PageAnalysis.from_json(reply.analysis)
         except (WorkerGone, EOFError, OSError) as exc:
+            proc = self._proc
+            if proc is not None:
+                proc.join(_POLL_S)
+                if proc.exitcode == 0:  # a clean end, not asked for: it was idle
+                    raise _EndedIdle from exc
             log.error("analysis worker lost on page %d: %s", page, exc)
             self._discard()
             raise AnalysisError(_not_analysable(index), detail=repr(exc)) from exc

@@ -1,0 +1,143 @@
+"""Int8 versions of the OCR models, made on this machine from the rapidocr wheel's models.
+
+Nothing is downloaded and no page of the user's is looked at: the text detector is
+quantized statically (QDQ, int8 weights per output channel, uint8 activations, convolutions
+only) with onnxruntime's quantization tools, from activation ranges measured once on the
+sample book's public-domain pages and pages Panelvox renders itself
+(``scripts/make_ocr_calibration.py`` writes ``data/det_calibration.json``, shipped with the
+package). Given the same wheel model and ranges the result is the same file, byte for
+byte; it is made on first use into the cache folder and checked by sha256 like the
+originals, and a file that does not match is neither kept nor used.
+
+The recognition model stays fp32: static int8 of its convolutions made it 0.77x as slow but
+changed a third of the lines read on cib pages, and dynamic int8 is 3.3x slower here (see
+docs/benchmarks.md, "Speed").
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from panelvox.errors import ModelUnavailable
+from panelvox.i18n import _
+from panelvox.paths import Kind, folder
+
+log = logging.getLogger(__name__)
+
+#: the ONNX opset the quantized graph is written in (per-channel QDQ needs 13)
+OPSET = 13
+PRECISIONS = ("int8", "fp32")
+#: set by ``panelvox --precision`` for the process and the workers it starts
+PRECISION_ENV = "PANELVOX_PRECISION"
+
+
+def chosen_precision() -> str:
+    """The text models' precision: ``panelvox --precision``, else the ``"analysis"`` section's
+    ``"precision"`` in settings.json, else fp32.
+
+    fp32 is the default because the int8 detector, measured with ``panelvox eval``, loses more
+    than a point on some metrics (cib dialogue recall 0.842 -> 0.820, openmantra detection
+    Hmean 0.811 -> 0.798 on 40 pages each; docs/benchmarks.md) for about a tenth of the
+    detector's time: a wrong or missing word costs the listener more than 0.1 s a page."""
+    from panelvox.jsonfile import read_json_object
+    from panelvox.paths import config_dir
+
+    env = os.environ.get(PRECISION_ENV, "")
+    if env in PRECISIONS:
+        return env
+    section = read_json_object(config_dir() / "settings.json").get("analysis")
+    value = section.get("precision") if isinstance(section, dict) else None
+    return value if value in PRECISIONS else "fp32"
+
+
+@dataclass(frozen=True, slots=True)
+class QuantizedModel:
+    """An int8 model made from a bundled one: its file name, ranges and expected sha256."""
+
+    source_sha256: str  # the fp32 model it is made from
+    filename: str
+    calibration: str  # a file in panelvox/models/data
+    sha256: str
+
+
+QUANT_DET = QuantizedModel(
+    source_sha256="090f04abcd9d9a7498bc4ebf677e4cb9bdce1fe4197ddb7e529f1ef44e1ff94f",
+    filename="PP-OCRv6_det_small.int8.onnx",
+    calibration="det_calibration.json",
+    sha256="b5bbf49a5684dfbb7584e5a21434a3873403b7880b51f13dee41fec3000ff511",
+)
+
+
+def models_cache_dir() -> Path:
+    """Where made models are kept (remade when missing)."""
+    return folder(Kind.CACHE) / "models"
+
+
+def calibration_path(name: str) -> Path:
+    return Path(str(resources.files("panelvox.models").joinpath(f"data/{name}")))
+
+
+def _sha256(path: Path) -> str:
+    from panelvox.checksum import sha256_of
+
+    return sha256_of(path)
+
+
+def make_int8(source: Path, calibration: Path, target: Path) -> None:
+    """Quantize ``source`` to ``target`` with the activation ranges in ``calibration``."""
+    import onnx
+    from onnx import version_converter
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+
+    model = version_converter.convert_version(onnx.load(str(source)), OPSET)
+    with tempfile.TemporaryDirectory(prefix="panelvox-quant-") as tmp:
+        upgraded = Path(tmp) / "opset13.onnx"
+        onnx.save(model, str(upgraded))
+        quantize_static(
+            str(upgraded),
+            str(target),
+            None,
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            op_types_to_quantize=["Conv"],
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            calibration_cache_path=str(calibration),
+        )
+
+
+def int8_model(source: Path, quant: QuantizedModel, cache: Path | None = None) -> Path:
+    """The int8 model made from ``source``: from the cache when it is there and verified,
+    else made now (a second or two) and verified. :class:`ModelUnavailable` when it cannot
+    be made or does not come out as pinned (another onnxruntime or onnx version)."""
+    # Translators: logged and shown by the doctor when the faster text model cannot be made.
+    failed = _("The faster text model could not be made; the full-precision one is used.")
+    target = (cache or models_cache_dir()) / quant.filename
+    if target.is_file() and _sha256(target) == quant.sha256:
+        return target
+    if _sha256(source) != quant.source_sha256:
+        raise ModelUnavailable(failed, detail=f"{source} is not the model {quant.filename} is made from")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".making-", suffix=".onnx")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        try:
+            make_int8(source, calibration_path(quant.calibration), tmp)
+        except (ImportError, OSError, ValueError, RuntimeError) as exc:
+            raise ModelUnavailable(failed, detail=f"quantizing {source}: {exc!r}") from exc
+        got = _sha256(tmp)
+        if got != quant.sha256:
+            raise ModelUnavailable(
+                failed, detail=f"{quant.filename} came out as sha256 {got}, not {quant.sha256}"
+            )
+        os.replace(tmp, target)
+        log.info("made %s", target)
+        return target
+    finally:
+        tmp.unlink(missing_ok=True)
