@@ -30,7 +30,9 @@ def open_book_pages(
     with open_book(book_path, direction_override=direction) as book:
         pages = PageService(
             book,
-            PageAnalyzer.with_default_cache(default_stages(read_dense=read_dense)),
+            PageAnalyzer.with_default_cache(
+                default_stages(read_dense=True) if read_dense else default_stages()
+            ),
             BookNames.for_book(book, store if store is not None else NameStore()),
         )
         try:
