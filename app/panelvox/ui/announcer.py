@@ -10,6 +10,8 @@ role only through an accessible-interface factory, installed once per process.
 
 from __future__ import annotations
 
+import atexit
+
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAccessible, QAccessibleInterface
 from PySide6.QtWidgets import QAccessibleWidget, QHBoxLayout, QLabel, QWidget
@@ -39,10 +41,28 @@ class _NotificationAccessible(QAccessibleWidget):
         super().__init__(widget, QAccessible.Role.Notification)
 
 
+#: the interfaces the factory made, by Qt's id: Qt keeps them in a cache it empties when the
+#: application ends, after Python has gone, and a Python-made interface deleted then crashes
+#: the process on exit; :func:`_release` deletes them while Python still runs
+_made: dict[int, _NotificationAccessible] = {}
+
+
 def _factory(key: str, obj: QObject) -> QAccessibleInterface | None:
     if key == Announcer.__name__ and isinstance(obj, Announcer):
-        return _NotificationAccessible(obj)
+        iface = _NotificationAccessible(obj)
+        _made[id(iface)] = iface
+        return iface
     return None
+
+
+def _release() -> None:
+    for iface in list(_made.values()):
+        try:
+            if iface.isValid():
+                QAccessible.deleteAccessibleInterface(QAccessible.uniqueId(iface))
+        except RuntimeError:  # Qt deleted it already, with its widget
+            pass
+    _made.clear()
 
 
 def install_notification_role() -> None:
@@ -52,5 +72,6 @@ def install_notification_role() -> None:
         iface = QAccessible.queryAccessibleInterface(probe)
         if iface is None or iface.role() is not QAccessible.Role.Notification:
             QAccessible.installFactory(_factory)
+            atexit.register(_release)
     finally:
         probe.deleteLater()
