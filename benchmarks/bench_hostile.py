@@ -184,7 +184,7 @@ def float_tiff(path: Path) -> None:
 
 
 def pdf_strokes(path: Path, strokes: int = 20_000) -> None:
-    """A 100 KB PDF page of 20,000 separate anti-aliased strokes (not bounded yet)."""
+    """A 100 KB PDF page of 20,000 separate anti-aliased strokes (13.5 s to draw in place)."""
     import pymupdf
 
     ops = b"".join(

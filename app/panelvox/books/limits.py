@@ -39,6 +39,11 @@ class Limits:
     cache_bytes: int = 96 * MiB
     #: Long side, in pixels, at which PDF pages are rendered for analysis.
     pdf_render_long_side: int = 1800
+    #: A PDF page whose drawing instructions are stored in more bytes than this is drawn by
+    #: a child process with the two limits below (a scanned page's are a few dozen bytes).
+    pdf_inline_instruction_bytes: int = 16 * 1024
+    pdf_page_seconds: float = 8.0
+    pdf_page_memory: int = 1536 * MiB
     #: Deepest folder nesting followed in a folder book.
     max_folder_depth: int = 8
 

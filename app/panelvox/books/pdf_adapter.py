@@ -17,6 +17,7 @@ from panelvox.books.adapter import (
     password_protected,
 )
 from panelvox.books.limits import Limits
+from panelvox.books.pdf_render import TooCostly, draw, draw_apart, instruction_bytes
 from panelvox.errors import EmptyBook, ResourceLimitExceeded
 from panelvox.i18n import _
 
@@ -29,6 +30,8 @@ class PdfAdapter:
     format = BookFormat.PDF
 
     def __init__(self, path: Path, limits: Limits) -> None:
+        self._path = path
+        self._limits = limits
         self._long_side = limits.pdf_render_long_side
         # MuPDF prints repair warnings on stderr; they belong in the log, not the terminal.
         pymupdf.TOOLS.mupdf_display_errors(False)
@@ -82,11 +85,18 @@ class PdfAdapter:
             zoom = self._long_side / long_side if long_side > 0 else 0.0
             if short_side * zoom < 1:  # MuPDF refuses a raster less than a pixel wide
                 raise damaged_entry(f"{entry.name}: page box {rect.width} x {rect.height}")
-            pix = page.get_pixmap(matrix=pymupdf.Matrix(zoom, zoom), colorspace=pymupdf.csRGB, alpha=False)
-            data: bytes = pix.tobytes("ppm")
+            if instruction_bytes(self._doc, page) <= self._limits.pdf_inline_instruction_bytes:
+                return draw(page, self._long_side)
+            lim = self._limits
+            return draw_apart(
+                self._path, entry.ident, self._long_side, lim.pdf_page_seconds, lim.pdf_page_memory
+            )
+        except TooCostly as exc:
+            raise ResourceLimitExceeded(
+                _("This part of the book is too large to open safely."), detail=f"{entry.name}: {exc}"
+            ) from exc
         except _ERRORS as exc:
             raise damaged_entry(f"{entry.name}: render failed: {exc!r}") from exc
-        return data
 
     def _check_images(self, page: pymupdf.Page, entry: Entry) -> None:
         """Refuse a page whose pictures MuPDF would decode at full size before scaling down
