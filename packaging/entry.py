@@ -9,9 +9,9 @@ if __name__ == "__main__":
     multiprocessing.freeze_support()
     import sys
 
-    from panelvox.books.pdf_render import RENDER_FLAG
-
-    if sys.argv[1:2] == [RENDER_FLAG]:  # a PDF page drawn apart (books/pdf_render.py)
+    # pdf_render.RENDER_FLAG, spelt out: importing that module here would load MuPDF in
+    # every start of the app (tests/unit/test_pdf_render.py checks the two agree)
+    if sys.argv[1:2] == ["--panelvox-render-pdf-page"]:  # a PDF page drawn apart
         from panelvox.books.pdf_render import main as draw_page
 
         raise SystemExit(draw_page(sys.argv[2:]))

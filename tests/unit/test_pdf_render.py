@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from panelvox.books import Limits, open_book
+from panelvox.books.pdf_render import RENDER_FLAG
 from panelvox.errors import UnreadablePage
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,3 +47,9 @@ def test_drawn_apart_is_drawn_the_same(tmp_path: Path) -> None:
     with open_book(path, limits=Limits(pdf_inline_instruction_bytes=0)) as book:
         apart = book.load_page_array(1)
     assert (here == apart).all()
+
+
+def test_the_frozen_app_knows_the_flag() -> None:
+    """The frozen app's entry draws a page when started with the flag the adapter passes."""
+    entry = (REPO / "packaging" / "entry.py").read_text(encoding="utf-8")
+    assert f'sys.argv[1:2] == ["{RENDER_FLAG}"]' in entry

@@ -179,6 +179,7 @@ def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
     try:
         assert reader.open(_book(tmp_path / "book.cbz"))
         reader.analyze_pending()
+        queue.wait_idle(5)  # the opening words and the notice are heard before a key cuts them
         for _ in range(3):
             reader.run(Command.NEXT_PAGE)
             reader.run(Command.PREV_PAGE)
