@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from panelvox.cli.common import check_page, open_pages
+from panelvox.cli.common import check_page
 from panelvox.export.page_listing import format_page, save_overlay
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
+from panelvox.pages.opening import open_book_pages
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,7 +50,7 @@ def run_analyze(
     """Print page ``page`` (1-based) as the page service reads it."""
     out = out or sys.stdout
     override = ReadingDirection(direction) if direction else None
-    with open_pages(book_path, direction=override) as pages:
+    with open_book_pages(book_path, direction=override) as pages:
         check_page(page, pages.book.page_count)
         analysis = pages.read(page)
         if as_json:

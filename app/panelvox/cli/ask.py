@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from panelvox.cli.common import check_page, open_pages
+from panelvox.cli.common import check_page
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.models.registry import ModelRegistry
 from panelvox.narration.describe import Describer
 from panelvox.narration.page_narration import ask, cited_words, describe_verified
 from panelvox.narration.vlm_backend import LlamaBackend, backend_for
+from panelvox.pages.opening import open_book_pages
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +44,7 @@ def run_ask(
     out: TextIO | None = None,
 ) -> int:
     out = out or sys.stdout
-    with open_pages(book) as pages:
+    with open_book_pages(book) as pages:
         check_page(page, pages.book.page_count)
         analysis = pages.read(page)
         image = pages.image(page)

@@ -1,34 +1,13 @@
-"""What several commands share: opening a book's pages through the page service, page ranges."""
+"""What several commands share: page numbers and ranges, the usage error."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
-from pathlib import Path
-
-from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
-from panelvox.model import ReadingDirection
-from panelvox.names.stores import NameStore
-from panelvox.pages import PageService
-from panelvox.pages.opening import open_book_pages
 
 
 class UsageError(PanelvoxError):
     """The command line asks for something impossible (a page out of range…)."""
-
-
-def open_pages(
-    book_path: Path,
-    *,
-    direction: ReadingDirection | None = None,
-    store: NameStore | None = None,
-    read_dense: bool = False,
-) -> AbstractContextManager[PageService[Book]]:
-    """The book at ``book_path`` read through the page service: the default pipeline with
-    the disk cache, the book's names with the user's store; learned names are kept on exit.
-    ``read_dense``: pages of running text are read in full, not only announced."""
-    return open_book_pages(book_path, direction=direction, store=store, read_dense=read_dense)
 
 
 def check_page(number: int, page_count: int) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from panelvox.cli.common import check_page, open_pages
+from panelvox.cli.common import check_page
 from panelvox.i18n import _
 from panelvox.models.device import Device
 from panelvox.models.registry import ModelRegistry
@@ -17,6 +17,7 @@ from panelvox.narration.describe import DescribeConfig, Describer, no_descriptio
 from panelvox.narration.page_narration import compose_page_narration, describe_verified, panel_utterances
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel
 from panelvox.narration.vlm_backend import backend_for
+from panelvox.pages.opening import open_book_pages
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,7 +70,7 @@ class DescribeOptions:
 
 def run_describe(opts: DescribeOptions, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    with open_pages(opts.book) as pages:
+    with open_book_pages(opts.book) as pages:
         check_page(opts.page, pages.book.page_count)
         analysis = pages.read(opts.page)
         image = pages.image(opts.page)

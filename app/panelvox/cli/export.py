@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from panelvox.cli.common import open_pages
 from panelvox.export.book_export import ExportFormat, ExportOptions, export_pages
 from panelvox.export.library import BookResult, export_library, is_library
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
+from panelvox.pages.opening import open_book_pages
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, *, err: TextIO | None = None) -> int:
 
     if is_library(args.book):
         return _library(args, options, say)
-    with open_pages(args.book, direction=options.direction) as pages:
+    with open_book_pages(args.book, direction=options.direction) as pages:
         total = pages.book.page_count
 
         def page_done(number: int) -> None:

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TextIO
 
 from panelvox.books import Book
-from panelvox.cli.common import UsageError, check_range, open_pages, parse_pages
+from panelvox.cli.common import UsageError, check_range, parse_pages
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 from panelvox.names.listing import speaking_characters
 from panelvox.names.stores import NameStore
 from panelvox.pages import PageService
+from panelvox.pages.opening import open_book_pages
 
 _KEY = re.compile(r"^p(\d+):([A-Za-z]\w*)$")
 
@@ -65,7 +66,7 @@ def run_names(
     """The whole command; returns the exit status."""
     out = out or sys.stdout
     override = ReadingDirection(direction) if direction else None
-    with open_pages(book_path, direction=override, store=store) as service:
+    with open_book_pages(book_path, direction=override, store=store) as service:
         if rename is not None:
             _rename(service, *rename, out=out)
             return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -12,18 +11,16 @@ from typing import TextIO
 
 import numpy as np
 
-from panelvox.cli.common import check_range, open_pages, parse_pages
-from panelvox.errors import PanelvoxError
+from panelvox.cli.common import check_range, parse_pages
 from panelvox.export.audio_export import Chapter, write_audio, write_cue
 from panelvox.export.page_audio import PageRenderer, heading, page_chapter_title
 from panelvox.export.transcript import transcript_lines
 from panelvox.i18n import _
-from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.model import ReadingDirection
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind, Verbosity, load_prefs
 from panelvox.narration.script import Utterance, page_overview, page_voices, script_page, to_request
+from panelvox.pages.opening import open_book_pages
 from panelvox.speech.voices import VoiceManifest, load_manifest
-
-log = logging.getLogger(__name__)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -102,7 +99,7 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
     err = err or sys.stderr
     prefs = _prefs(opts)
     print_text = opts.text or not (opts.speak or opts.wav or opts.audio_dir)
-    with open_pages(opts.book, direction=opts.direction, read_dense=opts.read_dense) as pages:
+    with open_book_pages(opts.book, direction=opts.direction, read_dense=opts.read_dense) as pages:
         book = pages.book
         first, last = opts.pages or (1, book.page_count)
         check_range(first, last, book.page_count)
@@ -115,11 +112,7 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
         try:
             for number in range(first, last + 1):
                 progress.step(number)
-                try:
-                    analysis = pages.read(number)
-                except PanelvoxError as exc:  # a broken page never ends the book
-                    log.warning("page %d unreadable: %s", number, exc.detail)
-                    analysis = PageAnalysis(number, 0, 0, book.direction, notices=(exc.message,))
+                analysis = pages.read_or_notice(number)
                 utterances = script_page(analysis, prefs)
                 overview = page_overview(analysis)
                 if print_text:

@@ -32,7 +32,7 @@ class PageReader(Protocol):
     @property
     def book(self) -> Book: ...
 
-    def read(self, number: int) -> PageAnalysis: ...
+    def read_or_notice(self, number: int) -> PageAnalysis: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,11 +198,7 @@ def read_page(pages: PageReader, number: int, prefs: NarrationPrefs) -> PageCont
     """Page ``number`` through the page service; a page that cannot be read is exported with
     its one-sentence notice, as ``narrate`` says it."""
     book = pages.book
-    try:
-        analysis = pages.read(number)
-    except PanelvoxError as exc:  # a broken page never ends the book
-        log.warning("page %d unreadable: %s", number, exc.detail)
-        analysis = PageAnalysis(number, 0, 0, book.direction, notices=(exc.message,))
+    analysis = pages.read_or_notice(number)
     lines = page_lines(analysis, prefs)
     image, image_type, size = _page_picture(book, number)
     width, height = size if analysis.width == 0 else (analysis.width, analysis.height)

@@ -69,6 +69,15 @@ class PageService(Generic[B]):
             log.warning("names not applied to page %d: %s", number, exc.detail or exc.message)
             return analysis
 
+    def read_or_notice(self, number: int) -> PageAnalysis:
+        """Page ``number``, or, when it cannot be read, an empty page whose one notice says
+        why in one sentence: a broken page never ends the book."""
+        try:
+            return self.read(number)
+        except PanelvoxError as exc:
+            log.warning("page %d unreadable: %s", number, exc.detail)
+            return PageAnalysis(number, 0, 0, self.book.direction, notices=(exc.message,))
+
     def image(self, number: int) -> Image:
         """The picture of page ``number`` (1-based)."""
         return self.book.load_page_array(number - 1)
