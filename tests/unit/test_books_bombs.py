@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import sys
 import tarfile
 import zipfile
 from pathlib import Path
@@ -22,6 +23,9 @@ from panelvox.books.comicinfo import ComicInfoError, parse_comicinfo
 from panelvox.books.naming import natural_sorted
 from panelvox.books.zip_adapter import _count_directory
 from panelvox.errors import PanelvoxError, ResourceLimitExceeded, UnreadablePage
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_hostile import tiled_tiff
 
 MiB = 1024 * 1024
 #: the probe's reproducers, beside the repository (PANELVOX_SHARED elsewhere, e.g. from a worktree)
@@ -333,32 +337,11 @@ def test_the_limits_errors_are_resource_limits(tmp_path: Path) -> None:
         open_book(path)
 
 
-def _tiled_tiff(side: int, tile: int) -> bytes:
-    """An 8-bit grey TIFF of ``side`` x ``side`` in ``tile`` x ``tile`` tiles sharing one."""
-    import struct
-
-    n = (-(-side // tile)) ** 2
-    data = bytes(range(tile * tile))
-    data_at = 8 + 2 + 9 * 12 + 4
-    offsets_at = data_at + len(data)
-    tags = [(256, 4, 1, side), (257, 4, 1, side), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1)]
-    tags += [(322, 4, 1, tile), (323, 4, 1, tile), (324, 4, n, offsets_at), (325, 4, n, offsets_at + 4 * n)]
-    ifd = struct.pack("<H", len(tags)) + b"".join(struct.pack("<HHII", *t) for t in tags) + bytes(4)
-    return (
-        b"II*\0"
-        + struct.pack("<I", 8)
-        + ifd
-        + data
-        + struct.pack("<I", data_at) * n
-        + struct.pack("<I", len(data)) * n
-    )
-
-
 def test_a_tiff_cut_into_too_many_tiles_is_refused_before_pillow_lists_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """2.25 million 4 x 4 tiles in an 18 MB file took Pillow 23 s and 860 MB (issue 20)."""
-    path = make_zip(tmp_path / "tiles.cbz", {"p.tif": _tiled_tiff(64, 4), "q.jpg": PAGE})
+    path = make_zip(tmp_path / "tiles.cbz", {"p.tif": tiled_tiff(64, 4), "q.jpg": PAGE})
     with open_book(path) as book:
         assert book.load_page(0).size == (64, 64)  # 256 tiles: a page like any other
     monkeypatch.setattr(page_decoder, "MAX_TIFF_PIECES", 100)
