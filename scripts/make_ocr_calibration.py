@@ -30,7 +30,7 @@ from text_pages import text_page  # noqa: E402
 
 from panelvox.checksum import sha256_of  # noqa: E402
 from panelvox.models.ocr import BUNDLED_DET, OcrEngine, rapidocr_models_dir  # noqa: E402
-from panelvox.models.ocr_quant import OPSET, QUANT_DET, calibration_path, make_int8  # noqa: E402
+from panelvox.models.ocr_quant import QUANT_DET, calibration_path, make_int8  # noqa: E402
 
 
 def calibration_pages() -> Iterator[np.ndarray]:
@@ -44,9 +44,7 @@ def calibration_pages() -> Iterator[np.ndarray]:
 
 
 def main() -> int:
-    import onnx
-    from onnx import version_converter
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import CalibrationDataReader
 
     engine = OcrEngine()
     inputs = [engine.det_input(page) for page in calibration_pages()]
@@ -63,19 +61,7 @@ def main() -> int:
     out.unlink(missing_ok=True)
     source = rapidocr_models_dir() / BUNDLED_DET.filename
     with tempfile.TemporaryDirectory() as tmp:
-        upgraded = Path(tmp) / "opset.onnx"
-        onnx.save(version_converter.convert_version(onnx.load(str(source)), OPSET), str(upgraded))
-        quantize_static(
-            str(upgraded),
-            str(Path(tmp) / "discard.onnx"),
-            Reader(),
-            quant_format=QuantFormat.QDQ,
-            per_channel=True,
-            op_types_to_quantize=["Conv"],
-            activation_type=QuantType.QUInt8,
-            weight_type=QuantType.QInt8,
-            calibration_cache_path=str(out),
-        )
+        make_int8(source, out, Path(tmp) / "discard.onnx", reader=Reader())
         made = Path(tmp) / "made.onnx"
         make_int8(source, out, made)
         print(f"{out.relative_to(REPO)}: {len(inputs)} pages; int8 detector sha256 {sha256_of(made)}")

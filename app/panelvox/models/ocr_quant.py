@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
@@ -88,8 +89,10 @@ def _sha256(path: Path) -> str:
     return sha256_of(path)
 
 
-def make_int8(source: Path, calibration: Path, target: Path) -> None:
-    """Quantize ``source`` to ``target`` with the activation ranges in ``calibration``."""
+def make_int8(source: Path, calibration: Path, target: Path, reader: Any = None) -> None:
+    """Quantize ``source`` to ``target`` with the activation ranges in ``calibration`` -- the
+    one int8 recipe. With ``reader`` (an onnxruntime ``CalibrationDataReader``) the ranges are
+    measured on its inputs and written to ``calibration`` first (scripts/make_ocr_calibration.py)."""
     import onnx
     from onnx import version_converter
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -101,7 +104,7 @@ def make_int8(source: Path, calibration: Path, target: Path) -> None:
         quantize_static(
             str(upgraded),
             str(target),
-            None,
+            reader,
             quant_format=QuantFormat.QDQ,
             per_channel=True,
             op_types_to_quantize=["Conv"],
