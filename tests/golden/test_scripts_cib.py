@@ -35,10 +35,10 @@ def test_speakers_and_names_on_the_golden_scripts(shared_data: Path) -> None:
     m = result.metrics
     assert result.pages == 67
     # names: said rarely, right more often than wrong (0.79 measured before issue 17; 0.64
-    # after it, 7 of 11: the same wrong names, 4 right ones lost where the text is now read
-    # right, "SMILIN'ED" as "SMILIN' ED", and a cry said as speech moved a person; goal
-    # 0.95), and, with no ComicInfo to confirm them, only ever as a guess ("probably Kala")
-    assert float(m["script.named_precision"]) >= 0.6, m
+    # after it, 7 of 11 lines; 0.80, 4 of 5, once a figure that calls a name is never given
+    # it; goal 0.95), and, with no ComicInfo to confirm them, only ever as a guess
+    # ("probably Kala")
+    assert float(m["script.named_precision"]) >= 0.75, m
     assert not as_fact, as_fact
     # never a word of the comics lexicon or of the dictionary ("Naah", "Gawsh", "Honey")
     words = WordList.load()

@@ -98,6 +98,18 @@ def test_a_self_introduction_and_a_vocative_name_the_same_person(words: WordList
     assert listed.characters[0].name_confidence >= 0.5
 
 
+def test_a_figure_that_calls_a_name_is_never_given_it(words: WordList) -> None:
+    # both tails were tied to one figure (the speakers stage saw one drawn person): the answer
+    # would give that figure "Steenie", and then the call, said by the same figure, would be
+    # voiced as Steenie too; two balloons, one of which calls the name, are two people
+    page = exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "WHO ARE YOU?")
+    one_figure = replace(page, speakers=tuple(replace(s, figure="c1") for s in page.speakers))
+    assert {s.character for s in one_figure.speakers} == {"c1", "c2"}
+    assert _names(name_page(one_figure, words, ["Steenie"])) == {"c1": None, "c2": None}
+    # their own figures: the one who answers is named as before
+    assert _names(name_page(page, words, ["Steenie"])) == {"c1": None, "c2": "Steenie"}
+
+
 def test_a_name_two_persons_would_get_goes_to_neither(words: WordList) -> None:
     # each calls the other "CURT" (and the book lists it): who is Curt is not known
     page = exchange("CURT! OH... I FORGOT", "GOODNESS, CURT, YOU WORRY TOO MUCH!")

@@ -20,7 +20,8 @@ least twice in the book (a misread word is not); a vocative counts only in a two
 exchange (with three, who is spoken to is a guess) and never for the one who says it; a name
 two persons would get goes to neither. The name lands on the figures the evidence points at
 (the balloon that answers a call), not on every panel the grouping gave the person: whether
-the boy of panel 4 is the boy called in panel 1 is itself a guess.
+the boy of panel 4 is the boy called in panel 1 is itself a guess. A figure one of whose
+balloons calls the name is never given it (two balloons tied to one figure are two people).
 
 Said as fact only when the book lists the name and two independent mentions hold it; every
 other name the words give is said as a guess ("probably Kala"): who is called and who
@@ -191,11 +192,13 @@ def name_persons(
     # the name reaches the figures the evidence landed on, not the person's other figures:
     # grouping balloons into persons across panels is too unsure to carry a name said as fact
     figure_of = {link.balloon: link.figure or link.character for link in analysis.speakers}
+    # a figure that says "Yes, Kala!" is not Kala, even when the answer's tail was tied to it too
+    calls_out = {(figure_of.get(e.block), name_key(e.name)) for e in evidence if e.against}
     landed: dict[str, str] = {}
     for e in evidence:
         if not e.against and e.landed and named.get(e.person) == name_key(e.name):
             fig = figure_of.get(e.landed)
-            if fig is not None:
+            if fig is not None and (fig, named[e.person]) not in calls_out:
                 landed[fig] = named[e.person]
     sure = {p for p, k in named.items() if k in known_keys and len(held[(p, k)]) >= _NEEDED}
     sure_keys = {named[p] for p in sure}
