@@ -159,3 +159,13 @@ def test_facts_of_a_page_without_dialogue_are_empty() -> None:
     caption = replace(_balloon("b1", "p1", 1, 150, 20, "MEANWHILE..."), kind=BalloonKind.CAPTION)
     page = _page((caption,), ())
     assert balloon_facts(page, attribute(page), WHITE) == []
+
+
+def test_a_tail_pointing_off_the_page_leaves_the_balloon_its_own_box() -> None:
+    # the tail's tip lies on the bottom edge and points down: the patch around it would start
+    # below the page (an inverted box, once a crash of the whole speakers stage)
+    blocks = (_balloon("b1", "p1", 1, 150, 900, "HELP!"), _balloon("b2", "p1", 2, 650, 20, "COMING!"))
+    page = _page(blocks, (Character("c1", BBox(550, 300, 750, 600), 0.8, "t", panel="p1"),), panels=1)
+    page = replace(page, height=1100)
+    facts = balloon_facts(page, attribute(page), WHITE[:1100])
+    assert [f.balloon.id for f in facts] == ["b1", "b2"]

@@ -144,14 +144,10 @@ def balloon_facts(analysis: PageAnalysis, links: Sequence[SpeakerLink], image: I
         link = by_block.get(b.id)
         figure = chars.get(link.character) if link is not None and link.character else None
         s = 0.09 * short
-        around = BBox(
-            max(0.0, anchor.x - s),
-            max(0.0, anchor.y - 0.3 * s),
-            min(float(analysis.width), anchor.x + s),
-            min(float(analysis.height), anchor.y + 1.7 * s),
-        )
-        if around.width <= 0 or around.height <= 0:
-            around = b.bbox
+        x0, y0 = max(0.0, anchor.x - s), max(0.0, anchor.y - 0.3 * s)
+        x1, y1 = min(float(analysis.width), anchor.x + s), min(float(analysis.height), anchor.y + 1.7 * s)
+        # a tail pointing off the page (its tip at the edge) leaves nothing around it on the page
+        around = BBox(x0, y0, x1, y1) if x1 > x0 and y1 > y0 else b.bbox
         out.append(
             BalloonFacts(
                 balloon=b,
