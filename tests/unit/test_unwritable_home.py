@@ -191,3 +191,49 @@ def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
     said = [t for t in heard if t.endswith(NOTICE)]
     assert said == ["Could not save the reading position; the disk may be full or read-only."]
     assert heard.index(said[0]) > 0  # after the opening words, not instead of them
+
+
+def test_a_notice_a_key_cut_off_is_offered_again_until_heard(tmp_path: Path) -> None:
+    """A key pressed at once cuts the notice queued after the opening words: where-am-I ends
+    with it, and the next page turn offers it again, until it was heard to its end."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    spy = SpyBackend(seconds_per_char=0.01)  # slow enough for a key to land before the notice
+    queue = SpeechQueue([spy])
+    reader = ReaderController(
+        queue,
+        PageAnalyzer((_Fixed(),), None),
+        persist_settings=False,
+        store=PositionStore(blocked / "positions.json"),
+        names=NameStore(blocked / "names.json"),
+    )
+    try:
+        assert reader.open(_book(tmp_path / "book.cbz", pages=3))
+        reader.analyze_pending()
+        reader.run(Command.NEXT_BALLOON)  # at once: the notice is never heard to its end
+        queue.wait_idle(10)
+        assert not [t for t in spy.texts(SpyEvent.DONE) if t.endswith(NOTICE)]
+        reader.run(Command.WHERE_AM_I)
+        queue.wait_idle(10)
+        heard = spy.texts(SpyEvent.DONE)
+        assert heard[-2].startswith("book, page 1 of 3") and heard[-1].endswith(NOTICE)
+        for _ in range(2):  # heard now: neither W nor a page turn says it again
+            reader.run(Command.NEXT_PAGE)
+            reader.analyze_pending()
+            queue.wait_idle(10)
+            reader.run(Command.WHERE_AM_I)
+            queue.wait_idle(10)
+        assert len([t for t in spy.texts(SpyEvent.DONE) if t.endswith(NOTICE)]) == 1
+
+        reader.notices.unheard.append("Something else could not be saved.")
+        reader.run(Command.PREV_PAGE)  # a page turn offers what is unheard after the page
+        reader.run(Command.NEXT_BALLOON)  # ... and a key cuts it again
+        queue.wait_idle(10)
+        assert reader.notices.unheard == ["Something else could not be saved."]
+        reader.run(Command.PREV_PAGE)
+        queue.wait_idle(10)
+        assert spy.texts(SpyEvent.DONE)[-1] == "Something else could not be saved."
+        assert reader.notices.unheard == []
+    finally:
+        reader.close()
+        queue.close()

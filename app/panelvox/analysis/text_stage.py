@@ -120,6 +120,19 @@ def dense_notice(dense: DenseText) -> str:
     return _("A block of text, about {words} words.").format(words=_about(dense.words))
 
 
+def is_dense_notice(text: str) -> bool:
+    """Whether ``text`` is a sentence of :func:`dense_notice` (the reader offers to read it)."""
+    probe = 987654321
+    for whole in (True, False):
+        head, _sep, tail = dense_notice(DenseText(frozenset(), probe, whole)).partition(_about(probe))
+        words = (
+            text[len(head) : len(text) - len(tail)] if text.startswith(head) and text.endswith(tail) else ""
+        )
+        if words and all(c.isdigit() or not c.isalnum() for c in words) and any(c.isdigit() for c in words):
+            return True
+    return False
+
+
 class TextStage:
     """Detects and recognises text lines; the engine is created on first use and reused."""
 

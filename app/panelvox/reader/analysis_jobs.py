@@ -35,6 +35,8 @@ class Job:
     pages: PageService[Book]  # the open book's page service
     page: int  # 0-based page index
     direction: ReadingDirection
+    #: the page analysed again with its running text read (T; ``pages`` reads it that way)
+    text: bool = False
 
     @property
     def book(self) -> Book:
@@ -48,6 +50,7 @@ class JobResult:
     analysis: PageAnalysis | None
     error: str | None  # one spoken sentence when the page cannot be read
     seconds: float
+    text: bool = False  # the page read with its running text (see :class:`Job`)
 
 
 class WorkQueue(Generic[T]):
@@ -61,6 +64,12 @@ class WorkQueue(Generic[T]):
     def set_wanted(self, jobs: Sequence[T]) -> None:
         with self._cond:
             self._pending = list(jobs)
+            self._cond.notify_all()
+
+    def put_first(self, job: T) -> None:
+        """``job`` before every other (a page the user asked for by a key)."""
+        with self._cond:
+            self._pending.insert(0, job)
             self._cond.notify_all()
 
     def pending(self) -> int:
@@ -98,5 +107,5 @@ def run_job(job: Job) -> JobResult:
         analysis = job.pages.read(page_number(job.page), job.direction)
     except PanelvoxError as exc:
         log.warning("page %d not analysed: %s", page_number(job.page), exc.detail or exc.message)
-        return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start)
-    return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start)
+        return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start, job.text)
+    return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start, job.text)

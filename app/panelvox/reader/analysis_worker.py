@@ -8,7 +8,9 @@ book itself — to one worker process started with the ``spawn`` method (a Qt pr
 never fork). The worker opens the book itself, builds ``default_stages()`` once (the OCR
 sessions load once), analyses through the shared on-disk :class:`PageAnalyzer` cache and
 answers with ``PageAnalysis.to_json()``. The book's names are applied on the reader's side,
-by the page service (they depend on the user's store and the pages read so far).
+by the page service (they depend on the user's store and the pages read so far). A request
+to read a page's running text (T) is analysed by the same stages with the text stage's
+``read_dense``, sharing its models, under that pipeline's own cache fingerprint.
 
 A worker that dies (a crash in native code, the out-of-memory killer) costs the page it was
 on — announced as not analysable — and a new worker starts on the next request. A worker
@@ -34,6 +36,7 @@ from panelvox.analysis.cache import PageImages
 from panelvox.errors import AnalysisError, BookError, PanelvoxError, SchemaError
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis, ReadingDirection
+from panelvox.pages import PageSource
 from panelvox.reader.position import page_index, page_number
 
 log = logging.getLogger(__name__)
@@ -52,6 +55,7 @@ class PageRequest:
     content_hash: str  # the book the UI opened; a different file at the path is refused
     page: int  # 0-based page index
     direction: str  # ReadingDirection value (the user's override included)
+    read_text: bool = False  # running text read in full (T), cached under its own key
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,10 +88,12 @@ def worker_main(conn: Connection, cache_dir: str | None, idle_exit_s: float | No
     from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
     from panelvox.analysis.pipeline import default_stages
     from panelvox.books import Book, open_book
+    from panelvox.reader.text_reading import text_analyzer
 
     stages = default_stages()
     cache = AnalysisCache(Path(cache_dir), pipeline_fingerprint(stages)) if cache_dir else None
     analyzer = PageAnalyzer(stages, cache)
+    reading: PageSource | None = None  # the same stages reading running text: made on first T
     book: Book | None = None
     try:
         while True:
@@ -115,7 +121,10 @@ def worker_main(conn: Connection, cache_dir: str | None, idle_exit_s: float | No
                 if book.content_hash != request.content_hash:
                     # Translators: said when a book's file was replaced while it was being read.
                     raise BookError(_("This book changed on disk. Open it again."), detail=request.book_path)
-                analysis = analyzer.analyze_page(book, page_number(request.page), direction)
+                source: PageSource = analyzer
+                if request.read_text:
+                    source = reading = reading or text_analyzer(analyzer)
+                analysis = source.analyze_page(book, page_number(request.page), direction)
                 reply = PageReply(request.page, analysis.to_json(), None, time.perf_counter() - start)
             except PanelvoxError as exc:
                 log.warning("page %d not analysed: %s", page_number(request.page), exc.detail or exc.message)
@@ -189,11 +198,18 @@ class ProcessAnalyzer:
         self.started += 1
         log.info("analysis worker %d started", proc.pid)
 
-    def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
-        """Page ``page`` (1-based) of ``book``, analysed by the worker; :class:`AnalysisError`
-        (one spoken sentence) when it cannot be, the worker lost included."""
+    def reading_text(self) -> PageSource:
+        """This worker as the analyzer that reads running text too (T)."""
+        return _ReadingText(self)
+
+    def analyze_page(
+        self, book: PageImages, page: int, direction: ReadingDirection, *, read_text: bool = False
+    ) -> PageAnalysis:
+        """Page ``page`` (1-based) of ``book``, analysed by the worker (``read_text``: its
+        running text read too); :class:`AnalysisError` (one spoken sentence) when it cannot
+        be, the worker lost included."""
         index = page_index(page)
-        request = PageRequest(str(book.path), book.content_hash, index, direction.value)
+        request = PageRequest(str(book.path), book.content_hash, index, direction.value, read_text)
         try:
             return self._analyze(request)
         except _EndedIdle:  # it ended by itself as the request went out: a new one takes it
@@ -270,3 +286,13 @@ class ProcessAnalyzer:
                 log.debug("analysis worker already gone")
             proc.join(_JOIN_S)
         self._discard()
+
+
+class _ReadingText:
+    """A :class:`ProcessAnalyzer` asked to read running text too: the same worker."""
+
+    def __init__(self, process: ProcessAnalyzer) -> None:
+        self.process = process
+
+    def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
+        return self.process.analyze_page(book, page, direction, read_text=True)

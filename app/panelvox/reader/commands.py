@@ -29,6 +29,7 @@ class Command(Enum):
     REPEAT = "repeat"
     WHERE_AM_I = "where-am-i"
     OVERVIEW = "overview"
+    READ_TEXT = "read-text"
     DESCRIBE = "describe"
     ASK = "ask"
     RENAME = "rename-speaker"
@@ -91,6 +92,8 @@ def keymap() -> tuple[KeyBinding, ...]:
         b(C.WHERE_AM_I, ("W",), _("W"), _("where am I")),
         # Translators: F1 help; the key for "page overview".
         b(C.OVERVIEW, ("O",), _("O"), _("page overview")),
+        # Translators: F1 help; the key for "read a page of text".
+        b(C.READ_TEXT, ("T",), _("T"), _("read a page of text (credits, letters) in full")),
         # Translators: F1 help; the key for "describe the panel".
         b(C.DESCRIBE, ("D",), _("D"), _("describe the current panel")),
         # Translators: F1 help; the key for "ask about the page".

@@ -6,6 +6,9 @@ opening of a book, told apart by a token: opening a book or switching its readin
 direction starts a new one, and a result of an older opening, still on its way back from
 the worker, is dropped. An outline is built from its page's result with the current
 narration preferences and kept until a new result, new preferences or new names.
+
+A page announced as a page of text and then read in full (T, :mod:`panelvox.reader.text_reading`)
+keeps both results: the read one is what the reader shows and says from then on.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from panelvox.reader.analysis_jobs import AnalysisJobs, Job, JobResult, run_job
 from panelvox.reader.page_outline import PageOutline, build_outline, pending_outline, unreadable_outline
 from panelvox.reader.position import Position
 from panelvox.reader.preferences import Preferences
+from panelvox.reader.text_reading import offer_reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,8 @@ class PageResults:
         #: which opening of which book the results belong to
         self.token = 0
         self._results: dict[int, JobResult] = {}
+        self._texts: dict[int, JobResult] = {}  # pages read in full on request (T)
+        self._text_asked: dict[int, Job] = {}  # reads asked and not back yet
         self._outlines: dict[int, PageOutline] = {}
 
     def start(self) -> None:
@@ -54,6 +60,8 @@ class PageResults:
 
     def clear(self) -> None:
         self._results.clear()
+        self._texts.clear()
+        self._text_asked.clear()
         self._outlines.clear()
 
     def ahead(self, page: int, page_count: int) -> list[int]:
@@ -65,14 +73,28 @@ class PageResults:
         return self.missing([*self.ahead(page, page_count), *([page - 1] if page > 0 else [])])
 
     def want(self, pages: PageService[Book], direction: ReadingDirection, page: int, page_count: int) -> None:
-        """Give the worker the pages wanted for a reader on ``page`` (and drop any others)."""
-        self.jobs.set_wanted([Job(self.token, pages, i, direction) for i in self.wanted(page, page_count)])
+        """Give the worker the pages wanted for a reader on ``page`` (and drop any others);
+        the page's text read in full first, when asked (a read asked on another page is dropped)."""
+        self._text_asked = {i: job for i, job in self._text_asked.items() if i == page}
+        jobs = [Job(self.token, pages, i, direction) for i in self.wanted(page, page_count)]
+        self.jobs.set_wanted([*self._text_asked.values(), *jobs])
+
+    def ask_text(self, job: Job) -> None:
+        """Have ``job``'s page read in full, before any other page."""
+        self._text_asked = {job.page: job}
+        self.jobs.put_first(job)
 
     def accept(self, result: JobResult) -> bool:
         """Keep ``result`` unless it belongs to an earlier opening; True when kept."""
         if result.token != self.token:
             return False
-        self._results[result.page] = result
+        if result.text:
+            self._text_asked.pop(result.page, None)
+            if result.analysis is None:  # the announced page stays; the caller says why
+                return True
+            self._texts[result.page] = result
+        else:
+            self._results[result.page] = result
         self._outlines.pop(result.page, None)
         return True
 
@@ -82,8 +104,17 @@ class PageResults:
 
     def analysis(self, page: int) -> PageAnalysis | None:
         """The page's analysis; None while it is analysed or when it could not be read."""
+        result = self._texts.get(page) or self._results.get(page)
+        return result.analysis if result is not None else None
+
+    def announced(self, page: int) -> PageAnalysis | None:
+        """The page's analysis as first made (running text announced, not read)."""
         result = self._results.get(page)
         return result.analysis if result is not None else None
+
+    def text_read(self, page: int) -> bool:
+        """Whether the page's running text was read in full (T)."""
+        return page in self._texts
 
     def here(self, book: Book, position: Position) -> Here:
         """The reader at ``position`` in ``book``, with what is known of that page."""
@@ -105,13 +136,14 @@ class PageResults:
         cached = self._outlines.get(page)
         if cached is not None:
             return cached
-        result = self._results.get(page)
+        result = self._texts.get(page) or self._results.get(page)
         if result is None:
             return pending_outline(page)
         if result.analysis is None:
             outline = unreadable_outline(page, result.error or "")
         else:
-            outline = build_outline(page, result.analysis, self.preferences.prefs)
+            analysis = result.analysis if result.text else offer_reading(result.analysis)
+            outline = build_outline(page, analysis, self.preferences.prefs)
         self._outlines[page] = outline
         return outline
 

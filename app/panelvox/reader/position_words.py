@@ -7,13 +7,12 @@ one place and the controller only decides when they are said or shown.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.narration.script import Utterance, describe_here, page_overview, where_am_i
 from panelvox.reader.listener import message
 from panelvox.reader.page_outline import PageOutline
-from panelvox.reader.page_results import Here
+from panelvox.reader.page_results import Here, PageResults
 from panelvox.reader.position import Level, Position, page_number
 
 
@@ -55,10 +54,16 @@ def opening_words(
     return intro + " " + where + "."
 
 
-def status_words(
-    position: Position, outline: PageOutline, page_count: int, ahead: Sequence[int], missing: Sequence[int]
-) -> str:
-    """The status line: the page, the panel and item, and how far analysis of ``ahead`` is."""
+def status_words(position: Position, results: PageResults, book: Book | None) -> str:
+    """The status line: the page, the panel and item, and how far analysis of the pages
+    ahead is; how to open a book without one."""
+    if book is None:
+        # Translators: the status line when no book is open.
+        return _("No book open. Press Control O to open one.")
+    outline = results.outline(position.page)
+    page_count = book.page_count
+    ahead = results.ahead(position.page, page_count)
+    missing = results.missing(ahead)
     # Translators: status line; {page} of {count}.
     parts = [_("Page {page} of {count}").format(page=position.number, count=page_count)]
     if outline.ready and position.step >= 0:

@@ -7,8 +7,8 @@ thread; speech "done" callbacks come from the speech thread and are handed back 
 ``post`` (the view passes a function that runs a callable on its own thread).
 
 The controller owns the book and the position; small collaborators own the rest, each its
-own state (preferences, the pages' results, speech, say all, describe and ask, names), and
-:meth:`ReaderController.interrupt` stops them together.
+own state (preferences, the pages' results, speech, say all, describe and ask, names, a page
+of text read on request, notices), and :meth:`ReaderController.interrupt` stops them together.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from pathlib import Path
 from panelvox.books import Book, DirectionOverrides, open_book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
-from panelvox.jsonfile import take_notices
 from panelvox.model import ReadingDirection
 from panelvox.models.registry import ModelRegistry
 from panelvox.names.stores import NameStore
@@ -36,6 +35,7 @@ from panelvox.reader.describe_ask import DescribeAsk
 from panelvox.reader.describe_jobs import DescribeResult, DescribeWorker
 from panelvox.reader.listener import ReaderListener
 from panelvox.reader.navigation import Edge
+from panelvox.reader.notices import Notices
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.page_results import Here, PageResults
 from panelvox.reader.position import Position
@@ -45,6 +45,7 @@ from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.reader_speech import Post, ReaderSpeech
 from panelvox.reader.say_all import SayAll
 from panelvox.reader.speaker_names import RenameTarget, SpeakerNames
+from panelvox.reader.text_reading import TextReading
 from panelvox.speech.backend import Priority
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import VoiceManifest
@@ -99,6 +100,9 @@ class ReaderController:
             moves_by_focus=moves_by_focus,
             announce=lambda text: self.listener.announce(text),
         )
+        #: notices offered again until heard; T: a page of text read in full by the worker
+        self.notices = Notices(self.voice)
+        self.text = TextReading(self.results, self.voice, analyzer, self.interrupt, self.toggle_say_all)
         #: say all (Space): reads on from the position, page after page
         self.say_all = SayAll(self._read_here, self._read_on, lambda: self._end_of_book(Priority.NORMAL))
         #: describe (D) and ask (Q)
@@ -145,8 +149,7 @@ class ReaderController:
         self.say_message(
             words.opening_words(book.title, book.page_count, pos, outline, resumed=pos != Position(0))
         )
-        for text in take_notices():  # after the opening words, which interrupt
-            self.say_message(text, Priority.NORMAL)
+        self.notices.say_unheard()  # after the opening words, which interrupt
         return True
 
     def close_book(self) -> None:
@@ -209,7 +212,7 @@ class ReaderController:
             self.listener.position_changed(self.position, focus=not self.say_all.active)
             if self.say_all.active:
                 self.say_all.page_arrived()  # reads on, if it was waiting for this page
-            elif self.voice.page_arrived():
+            elif not self.text.arrived(result) and self.voice.page_arrived():
                 self.voice.speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
         self._update_status()
 
@@ -218,16 +221,7 @@ class ReaderController:
         return self.results.run_pending(self.on_result, limit)
 
     def _update_status(self) -> None:
-        if self.book is None:
-            # Translators: the status line when no book is open.
-            self.listener.status_changed(_("No book open. Press Control O to open one."))
-            return
-        pos = self.position
-        ahead = self.results.ahead(pos.page, self.page_count)
-        status = words.status_words(
-            pos, self.outline(pos.page), self.page_count, ahead, self.results.missing(ahead)
-        )
-        self.listener.status_changed(status)
+        self.listener.status_changed(words.status_words(self.position, self.results, self.book))
 
     def _show_current(self, *, focus: bool) -> None:
         outline = self.outline(self.position.page)
@@ -243,6 +237,7 @@ class ReaderController:
         """The one place speech, say all, a waiting announcement and describe/ask stop."""
         self.say_all.stop()
         self.describe_ask.cancel()
+        self.text.stop()
         self.voice.stop()
 
     stop = interrupt
@@ -275,6 +270,8 @@ class ReaderController:
         self.listener.position_changed(pos, focus=focus)
         if say:
             self.voice.speak(self.position_utterances(pos), move=True)
+            if page_changed:
+                self.notices.say_unheard()  # a notice cut off before is offered again
         self._save()
         if page_changed:
             self._update_jobs()
@@ -284,8 +281,7 @@ class ReaderController:
     def _save(self) -> None:
         if self.book is not None:
             self.store.save(self.book.content_hash, self.position)
-        for text in take_notices():  # once each: something not saved, a damaged store reset
-            self.say_message(text, Priority.NORMAL)
+        self.notices.say_new()  # something not saved, a damaged store reset
 
     def _need_book(self) -> bool:
         if self.book is None:
@@ -354,14 +350,16 @@ class ReaderController:
         self._move(pos)
 
     # -- say all -----------------------------------------------------------------------
-    def toggle_say_all(self) -> None:
-        """Space: read on from here to the end of the book; Space again stops."""
-        if self.say_all.active:
+    def toggle_say_all(self, start: Position | None = None) -> None:
+        """Space: read on from here (or from ``start``) to the end of the book; Space again stops."""
+        if self.say_all.active and start is None:
             self.interrupt()
             return
         if not self._need_book():
             return
         self.interrupt()
+        if start is not None:  # T: a page of text, from its first block
+            self._place(start, focus=not self.voice.moves_by_focus, say=False)
         self.say_all.start()
 
     @property
@@ -387,6 +385,7 @@ class ReaderController:
     def where_am_i(self) -> None:
         if (here := self._here()) is not None:
             self.say_message(words.where_am_i_words(here))
+            self.notices.say_unheard()  # what could not be saved, until it was heard
 
     def overview(self) -> None:
         if (here := self._here()) is not None:
@@ -482,6 +481,7 @@ class ReaderController:
             Command.REPEAT: self.repeat,
             Command.WHERE_AM_I: self.where_am_i,
             Command.OVERVIEW: self.overview,
+            Command.READ_TEXT: lambda: self.text.ask(self._here(), self.pages),
             Command.DESCRIBE: self.describe,
             Command.RATE_UP: lambda: self.set_prefs(*prefs.with_rate_changed(_RATE_STEP)),
             Command.RATE_DOWN: lambda: self.set_prefs(*prefs.with_rate_changed(-_RATE_STEP)),
