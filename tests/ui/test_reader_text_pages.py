@@ -1,0 +1,122 @@
+"""T: a page announced as a page of text is read in full on request, in the reader window."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+from reader_fixtures import cheap_analyzer, make_book
+from text_pages import text_page
+
+from panelvox.analysis.cache import pipeline_fingerprint
+from panelvox.analysis.pipeline import default_stages
+from panelvox.analysis.text_stage import TextStage
+from panelvox.reader.position import Level, Position
+from panelvox.reader.text_reading import text_stages
+from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
+from panelvox.ui.reader_app import Reader, build_reader
+
+VOCABULARY = Path(__file__).resolve().parents[2] / "app" / "panelvox" / "analysis" / "data"
+
+
+def _heard(r: Reader, spy: SpyBackend) -> list[str]:
+    r.speech.wait_idle(5)
+    return spy.texts(SpyEvent.STARTED)
+
+
+def _key(qtbot: QtBot, r: Reader, key: Qt.Key) -> None:
+    qtbot.keyClick(r.window.tree, key)
+    r.speech.wait_idle(5)
+    qtbot.wait(5)
+
+
+@pytest.fixture
+def window(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
+    r = build_reader(
+        backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=False, persist_settings=False
+    )
+    qtbot.addWidget(r.window)
+    r.window.show()
+    r.window.tree.setFocus()
+    yield r
+    r.close()
+
+
+def test_t_on_a_comic_page_says_briefly_that_it_is_not_a_page_of_text(
+    qtbot: QtBot, window: Reader, spy: SpyBackend, tmp_path: Path
+) -> None:
+    assert window.window.open_path(make_book(tmp_path / "Test Book.cbz"))
+    qtbot.waitUntil(lambda: window.controller.outline(0).ready, timeout=10_000)
+    _key(qtbot, window, Qt.Key.Key_T)
+    assert _heard(window, spy)[-1] == "This is not a page of text."
+    assert window.controller.position == Position(0)
+    _key(qtbot, window, Qt.Key.Key_F1)
+    assert "T: read a page of text (credits, letters) in full." in _heard(window, spy)[-1]
+
+
+def test_the_text_stage_reading_running_text_is_another_cache_entry_sharing_the_models() -> None:
+    stages = default_stages()
+    reading = text_stages(stages)
+    assert pipeline_fingerprint(reading) != pipeline_fingerprint(stages)
+    text, read = (next(s for s in group if isinstance(s, TextStage)) for group in (stages, reading))
+    assert not text.read_dense and read.read_dense and read.engine is text.engine
+    assert text_stages(reading) == reading  # asked again: nothing more to change
+
+
+def _text_book(path: Path) -> tuple[Path, int]:
+    pixels, drawn = text_page(300, (760, 900), columns=2, seed=3)
+    buf = io.BytesIO()
+    Image.fromarray(pixels).save(buf, "PNG")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("001.png", buf.getvalue())
+    return path, drawn
+
+
+@pytest.mark.slow
+def test_t_reads_a_page_of_text_recognised_in_the_worker(
+    qtbot: QtBot, spy: SpyBackend, tmp_path: Path
+) -> None:
+    """The default pipeline in the worker process: the page is announced with its size and
+    the key; T has it read, and what is said is the page's words, block by block."""
+    book, drawn = _text_book(tmp_path / "Letters.cbz")
+    r = build_reader(
+        backends=[spy], screen_reader=False, persist_settings=False, cache_dir=tmp_path / "cache"
+    )
+    qtbot.addWidget(r.window)
+    try:
+        r.window.show()
+        r.window.tree.setFocus()
+        assert r.window.open_path(book)
+        qtbot.waitUntil(lambda: r.controller.outline(0).ready, timeout=180_000)
+        _key(qtbot, r, Qt.Key.Key_Right)
+        announced = _heard(r, spy)[-2:]
+        assert re.fullmatch(r"A page of text, about [\d,]+ words\. Press T to read it\.", announced[0]), (
+            announced
+        )
+        mark = len(_heard(r, spy))
+        _key(qtbot, r, Qt.Key.Key_T)
+        assert _heard(r, spy)[mark] == "Reading the page of text…"
+        qtbot.waitUntil(lambda: "End of book." in _heard(r, spy)[mark:], timeout=180_000)
+        said = _heard(r, spy)[mark + 1 : -1]
+        outline = r.controller.outline(0)
+        assert [s.text for s in outline.steps] == said  # the page's blocks, in reading order
+        vocabulary = set((VOCABULARY / "english_words.txt").read_text("utf-8").lower().split())
+        words = [w.lower() for w in re.findall(r"[A-Za-z]+", " ".join(said[1:]))]
+        assert len(words) >= 0.8 * drawn  # the running text itself, recognised
+        assert sum(w in vocabulary for w in words) >= 0.85 * len(words)
+        assert r.window.tree.count() == 1 + len(outline.panels) + len(outline.steps)
+        _key(qtbot, r, Qt.Key.Key_Left)  # the usual keys move through the blocks
+        assert r.controller.position == Position(0, len(outline.steps) - 2, Level.BALLOON)
+        assert _heard(r, spy)[-1] == said[-2]
+        # both analyses kept: the cache holds the read page under its own fingerprint
+        assert r.controller.results.announced(0) is not None and r.controller.results.text_read(0)
+        assert len(list((tmp_path / "cache").glob("*/*/00001-ltr.json"))) >= 1
+    finally:
+        r.close()
