@@ -138,10 +138,10 @@ def test_atspi_tree_has_page_panels_and_balloons(tmp_path: Path, shared_cache: P
 
 
 def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cache: Path) -> None:
-    """Balloons, where am I (W), the keys (F1), the overview (O), a panel, a page turn and
-    the end of the book, as Orca says them."""
+    """Balloons, where am I (W), the keys (F1), the overview (O), T on a comic page, a panel,
+    a page turn and the end of the book, as Orca says them."""
     _need("Xvfb", "dbus-run-session", "orca")
-    keys = "Right,Right,w,F1,o,Down,Next,Next"
+    keys = "Right,Right,w,F1,o,t,Down,Next,Next"
     tree, log = _session(tmp_path, shared_cache, orca=True, keys=keys, expect="End of book.")
     spoken = _spoken(log)
     assert spoken, log[-3000:]
@@ -159,6 +159,7 @@ def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cach
     keys_said = next(i for i, s in enumerate(spoken) if s.startswith("Right arrow or N:"))
     assert spoken[keys_said + 1].startswith("Page 1: 3 panels"), spoken
     assert spoken[-1] == "End of book.", spoken  # Page Down on the last page
+    assert "This is not a page of text." in spoken, spoken  # T on a comic page, through Orca
     assert not [s for s in spoken if "notification" in s.lower()], spoken
     assert any(s.startswith("Panel 3. Ten minutes later.") for s in spoken), spoken
     assert any(s.startswith("Page 2:") for s in spoken), spoken  # the page turn

@@ -14,7 +14,7 @@ from PIL import Image
 from text_pages import text_page
 
 from panelvox.analysis.pipeline import analyze_page, default_stages, empty_analysis
-from panelvox.analysis.text_stage import DenseText, TextStage, dense_notice, dense_text
+from panelvox.analysis.text_stage import DenseText, TextStage, dense_notice, dense_text, is_dense_notice
 from panelvox.model import ReadingDirection
 from panelvox.models.text_boxes import Detection
 from panelvox.narration.prefs import NarrationPrefs
@@ -90,3 +90,31 @@ def test_a_block_beside_comic_lettering_is_a_block_and_its_words_are_counted() -
     assert 300 <= found.words <= 450
     assert dense_notice(found).startswith("A block of text, about ")
     assert dense_notice(DenseText(frozenset(), 1987, True)) == "A page of text, about 2,000 words."
+
+
+@pytest.mark.slow
+def test_narrate_announces_a_page_of_text_and_says_once_how_to_read_it(tmp_path: Path) -> None:
+    from panelvox.cli.narrate import NarrateOptions, run_narrate
+
+    image, _drawn = text_page(300, (760, 900), columns=2, seed=3)
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, "PNG")
+    book = tmp_path / "letters.cbz"
+    with zipfile.ZipFile(book, "w") as z:
+        z.writestr("001.png", buf.getvalue())
+    out, err = io.StringIO(), io.StringIO()
+    assert run_narrate(NarrateOptions(book, progress=False), out=out, err=err) == 0
+    assert "A page of text, about " in out.getvalue()
+    assert err.getvalue() == "Pages of text were announced, not read: --read-text-pages reads them.\n"
+    out, err = io.StringIO(), io.StringIO()
+    assert run_narrate(NarrateOptions(book, read_dense=True, progress=False), out=out, err=err) == 0
+    assert "A page of text" not in out.getvalue() and err.getvalue() == ""
+    assert len(out.getvalue().split()) > 200  # the running text itself
+
+
+def test_the_announcement_is_told_apart_from_other_notices() -> None:
+    """The reader offers T after this sentence, and only after it."""
+    assert is_dense_notice(dense_notice(DenseText(frozenset(), 1987, True)))
+    assert is_dense_notice(dense_notice(DenseText(frozenset(), 37, False)))
+    assert not is_dense_notice("Part of this page could not be analysed (text).")
+    assert not is_dense_notice("A page of text, about many words.")

@@ -97,6 +97,8 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
     """The whole command; returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
+    from panelvox.analysis.text_stage import is_dense_notice  # with the pipeline, not at start
+
     prefs = _prefs(opts)
     print_text = opts.text or not (opts.speak or opts.wav or opts.audio_dir)
     with open_book_pages(opts.book, direction=opts.direction, read_dense=opts.read_dense) as pages:
@@ -109,10 +111,12 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
             _AudioWriter(opts, prefs, manifest, title=book.title) if (opts.wav or opts.audio_dir) else None
         )
         speaker = _Speaker(opts, prefs, manifest, err) if opts.speak else None
+        text_pages = 0  # pages of running text announced, not read
         try:
             for number in range(first, last + 1):
                 progress.step(number)
                 analysis = pages.read_or_notice(number)
+                text_pages += any(is_dense_notice(n) for n in analysis.notices)
                 utterances = script_page(analysis, prefs)
                 overview = page_overview(analysis)
                 if print_text:
@@ -128,6 +132,9 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
             if speaker is not None:
                 speaker.finish()
             progress.clear()
+        if text_pages:
+            # Translators: printed once after `narrate` announced pages of text without reading them.
+            err.write(_("Pages of text were announced, not read: --read-text-pages reads them.") + "\n")
         if audio is not None:
             for path in audio.finish():
                 # Translators: printed after writing an audio file; {path} is its name.
