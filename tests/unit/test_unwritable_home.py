@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from panelvox.names.stores import NameStore
 from panelvox.pages import PageService
 from panelvox.reader.analysis_jobs import Job, run_job
 from panelvox.reader.commands import Command
+from panelvox.reader.listener import ReaderListener
 from panelvox.reader.position_store import PositionStore
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
@@ -164,18 +166,24 @@ def test_the_readers_page_path_reads_every_page_with_nowhere_to_write(tmp_path: 
     assert take_notices() == []
 
 
-def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
+def _cannot_save(tmp_path: Path, queue: SpeechQueue, **kwargs: Any) -> ReaderController:
+    """A reader whose positions and names cannot be saved (their folder is a file)."""
     blocked = tmp_path / "a-file"
     blocked.write_text("x")
-    spy = SpyBackend()
-    queue = SpeechQueue([spy])
-    reader = ReaderController(
+    return ReaderController(
         queue,
         PageAnalyzer((_Fixed(),), None),
         persist_settings=False,
         store=PositionStore(blocked / "positions.json"),
         names=NameStore(blocked / "names.json"),
+        **kwargs,
     )
+
+
+def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
+    spy = SpyBackend()
+    queue = SpeechQueue([spy])
+    reader = _cannot_save(tmp_path, queue)
     try:
         assert reader.open(_book(tmp_path / "book.cbz"))
         reader.analyze_pending()
@@ -196,17 +204,9 @@ def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
 def test_a_notice_a_key_cut_off_is_offered_again_until_heard(tmp_path: Path) -> None:
     """A key pressed at once cuts the notice queued after the opening words: where-am-I ends
     with it, and the next page turn offers it again, until it was heard to its end."""
-    blocked = tmp_path / "a-file"
-    blocked.write_text("x")
     spy = SpyBackend(seconds_per_char=0.01)  # slow enough for a key to land before the notice
     queue = SpeechQueue([spy])
-    reader = ReaderController(
-        queue,
-        PageAnalyzer((_Fixed(),), None),
-        persist_settings=False,
-        store=PositionStore(blocked / "positions.json"),
-        names=NameStore(blocked / "names.json"),
-    )
+    reader = _cannot_save(tmp_path, queue)
     try:
         assert reader.open(_book(tmp_path / "book.cbz", pages=3))
         reader.analyze_pending()
@@ -234,6 +234,38 @@ def test_a_notice_a_key_cut_off_is_offered_again_until_heard(tmp_path: Path) -> 
         queue.wait_idle(10)
         assert spy.texts(SpyEvent.DONE)[-1] == "Something else could not be saved."
         assert reader.notices.unheard == []
+    finally:
+        reader.close()
+        queue.close()
+
+
+def test_with_a_screen_reader_where_am_i_ends_with_the_notice(tmp_path: Path) -> None:
+    """Whether the screen reader's speech of it was cut is not known: it is handed over
+    once, W ends with it in the same message, and page turns do not repeat it."""
+    announced: list[str] = []
+
+    class Announcing(ReaderListener):
+        def announce(self, text: str) -> bool:
+            announced.append(text)
+            return True
+
+    spy = SpyBackend()
+    queue = SpeechQueue([spy])
+    reader = _cannot_save(tmp_path, queue, moves_by_focus=True)
+    reader.listener = Announcing()
+    try:
+        assert reader.open(_book(tmp_path / "book.cbz", pages=3))
+        reader.analyze_pending()
+        notice = "Could not save the reading position; the disk may be full or read-only."
+        assert announced[-1] == notice
+        for _ in range(2):
+            reader.run(Command.NEXT_PAGE)
+            reader.analyze_pending()
+            reader.run(Command.WHERE_AM_I)
+            assert announced[-1].startswith("book, page ") and announced[-1].endswith(" " + notice)
+        assert announced.count(notice) == 1
+        queue.wait_idle(5)
+        assert spy.texts(SpyEvent.STARTED) == []  # all through the screen reader
     finally:
         reader.close()
         queue.close()

@@ -8,6 +8,7 @@ script and whether it is a vertical column or furigana.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -125,10 +126,7 @@ def is_dense_notice(text: str) -> bool:
     probe = 987654321
     for whole in (True, False):
         head, _sep, tail = dense_notice(DenseText(frozenset(), probe, whole)).partition(_about(probe))
-        words = (
-            text[len(head) : len(text) - len(tail)] if text.startswith(head) and text.endswith(tail) else ""
-        )
-        if words and all(c.isdigit() or not c.isalnum() for c in words) and any(c.isdigit() for c in words):
+        if re.fullmatch(rf"{re.escape(head)}\d[\d\W]*{re.escape(tail)}", text):
             return True
     return False
 

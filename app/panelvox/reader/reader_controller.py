@@ -384,8 +384,7 @@ class ReaderController:
     # -- information -------------------------------------------------------------------
     def where_am_i(self) -> None:
         if (here := self._here()) is not None:
-            self.say_message(words.where_am_i_words(here))
-            self.notices.say_unheard()  # what could not be saved, until it was heard
+            self.notices.say_after(words.where_am_i_words(here))  # what could not be saved, until heard
 
     def overview(self) -> None:
         if (here := self._here()) is not None:

@@ -26,6 +26,7 @@ KEYSYMS = {
     "F1": 0xFFBE,
     "w": 0x77,
     "o": 0x6F,
+    "t": 0x74,
 }
 
 
