@@ -6,6 +6,7 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,14 @@ from text_pages import text_page
 from panelvox.analysis.cache import pipeline_fingerprint
 from panelvox.analysis.pipeline import default_stages
 from panelvox.analysis.text_stage import TextStage
+from panelvox.books import DirectionOverrides
+from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, ReadingDirection
+from panelvox.narration.prefs import NarrationPrefs
+from panelvox.reader.analysis_jobs import JobResult
+from panelvox.reader.page_results import PageResults
 from panelvox.reader.position import Level, Position
+from panelvox.reader.preferences import Preferences
+from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.text_reading import text_stages
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.ui.reader_app import Reader, build_reader
@@ -70,6 +78,25 @@ def test_the_text_stage_reading_running_text_is_another_cache_entry_sharing_the_
     assert text_stages(reading) == reading  # asked again: nothing more to change
 
 
+def test_the_announced_page_and_the_read_one_are_kept_apart() -> None:
+    results = PageResults(
+        Preferences(NarrationPrefs(), ReaderSettings(), DirectionOverrides(), persist=False)
+    )
+    notice = "A page of text, about 2,000 words."
+    announced = PageAnalysis(1, 760, 900, ReadingDirection.LTR, notices=(notice,))
+    block = Balloon("b1", BalloonKind.CAPTION, BBox(10, 10, 700, 800), "Dear editor, I write.", 0.9, "t")
+    read = replace(announced, notices=(), blocks=(block,))
+    assert results.accept(JobResult(results.token, 0, announced, None, 1.0))
+    assert results.outline(0).steps[0].text.startswith(f"{notice} Press T to read it. ")
+    assert results.accept(JobResult(results.token, 0, None, "Page 1 could not be analysed.", 1.0, text=True))
+    assert not results.text_read(0) and results.analysis(0) is announced  # a failed read changes nothing
+    assert results.accept(JobResult(results.token, 0, read, None, 9.0, text=True))
+    assert results.text_read(0) and results.analysis(0) is read and results.announced(0) is announced
+    assert [s.text for s in results.outline(0).steps] == ["Dear editor, I write."]
+    results.forget_outlines()  # new preferences: the read page stays the read one
+    assert "Dear editor" in results.outline(0).steps[0].text
+
+
 def _text_book(path: Path) -> tuple[Path, int]:
     pixels, drawn = text_page(300, (760, 900), columns=2, seed=3)
     buf = io.BytesIO()
@@ -117,6 +144,8 @@ def test_t_reads_a_page_of_text_recognised_in_the_worker(
         assert _heard(r, spy)[-1] == said[-2]
         # both analyses kept: the cache holds the read page under its own fingerprint
         assert r.controller.results.announced(0) is not None and r.controller.results.text_read(0)
-        assert len(list((tmp_path / "cache").glob("*/*/00001-ltr.json"))) >= 1
+        # only the read page is in the cache: an announced page (a page with notices) never
+        # is, so its sentence is always in the running language (text_reading relies on it)
+        assert len(list((tmp_path / "cache").glob("*/*/00001-ltr.json"))) == 1
     finally:
         r.close()

@@ -80,9 +80,11 @@ class PageResults:
         self.jobs.set_wanted([*self._text_asked.values(), *jobs])
 
     def ask_text(self, job: Job) -> None:
-        """Have ``job``'s page read in full, before any other page."""
-        self._text_asked = {job.page: job}
-        self.jobs.put_first(job)
+        """Have ``job``'s page read in full, before any other page (once: T pressed again
+        while it is read asks nothing more)."""
+        if job.page not in self._text_asked:
+            self._text_asked = {job.page: job}
+            self.jobs.put_first(job)
 
     def accept(self, result: JobResult) -> bool:
         """Keep ``result`` unless it belongs to an earlier opening; True when kept."""

@@ -7,6 +7,10 @@ analysis worker like every page, and reads the result from its first block as Sp
 The read analysis is another pipeline (the text stage's ``read_dense``), so it has its own
 entry in the analysis cache (another fingerprint) and its own slot in the reader's
 results: the announced page and the read one never replace each other.
+
+The announcement is told apart by its sentence (:func:`~panelvox.analysis.text_stage.is_dense_notice`),
+which is in the running language: a page with notices is never written to the analysis
+cache, so an announcement is always made by the running reader.
 """
 
 from __future__ import annotations
