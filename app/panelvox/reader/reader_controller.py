@@ -480,7 +480,7 @@ class ReaderController:
             Command.REPEAT: self.repeat,
             Command.WHERE_AM_I: self.where_am_i,
             Command.OVERVIEW: self.overview,
-            Command.READ_TEXT: lambda: self.text.ask(self._here(), self.pages),
+            Command.READ_TEXT: lambda: self.text.ask(self._here(), self.pages, self.direction),
             Command.DESCRIBE: self.describe,
             Command.RATE_UP: lambda: self.set_prefs(*prefs.with_rate_changed(_RATE_STEP)),
             Command.RATE_DOWN: lambda: self.set_prefs(*prefs.with_rate_changed(-_RATE_STEP)),

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from panelvox.books import Book
 from panelvox.i18n import _
-from panelvox.model import PageAnalysis
+from panelvox.model import PageAnalysis, ReadingDirection
 from panelvox.pages import PageService, PageSource
 from panelvox.reader.analysis_jobs import Job, JobResult
 from panelvox.reader.commands import Command, keymap
@@ -113,9 +113,10 @@ class TextReading:
             self._service = PageService(pages.book, self._reader, pages.names)
         return self._service
 
-    def ask(self, here: Here | None, pages: PageService[Book] | None) -> None:
-        """T at ``here`` (None: no book, already said): the page's text read out from its
-        first block, once the worker has read it; on another page, a short sentence why not."""
+    def ask(self, here: Here | None, pages: PageService[Book] | None, direction: ReadingDirection) -> None:
+        """T at ``here`` (None: no book, already said), the book read in ``direction``: the
+        page's text read out from its first block, once the worker has read it; on another
+        page, a short sentence why not."""
         if here is None or pages is None:
             return
         self._interrupt()
@@ -135,7 +136,7 @@ class TextReading:
             self.voice.say(_("This is not a page of text."))
             return
         self.waiting = page
-        self.results.ask_text(Job(here.token, self._text_pages(pages), page, here.book.direction, text=True))
+        self.results.ask_text(Job(here.token, self._text_pages(pages), page, direction, text=True))
         # Translators: said while a page of small running text is recognised, before it is read.
         self.voice.say(_("Reading the page of text…"))
 
