@@ -30,14 +30,16 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from panelvox.analysis.cache import PageImages
 from panelvox.errors import AnalysisError, BookError, PanelvoxError, SchemaError
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis, ReadingDirection
-from panelvox.pages import PageSource
 from panelvox.reader.position import page_index, page_number
+
+if TYPE_CHECKING:
+    from panelvox.pages import PageSource
 
 log = logging.getLogger(__name__)
 
