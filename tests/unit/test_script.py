@@ -221,6 +221,15 @@ def test_empty_pages_say_so() -> None:
     ]
     panels_only = replace(empty, panels=(_panel("p1", 1, 0),))
     assert [u.text for u in script_page(panels_only, NarrationPrefs())] == ["No text was found on this page."]
+    # a page of running text that was announced, not read, is not also "nothing found"
+    text_page = replace(empty, notices=("A page of text, about 2,000 words.",))
+    assert [u.text for u in script_page(text_page, NarrationPrefs())] == [
+        "A page of text, about 2,000 words."
+    ]
+    large = replace(empty, notices=("This page is very large; it was analysed at a smaller size.",))
+    assert [u.text for u in script_page(large, NarrationPrefs())][
+        -1
+    ] == "No panels or text were found on this page."
 
 
 def test_text_without_panels_or_speakers_is_read_plainly() -> None:

@@ -152,6 +152,15 @@ def script_page(
     return builder.build()
 
 
+def _announced_text(notices: Sequence[str]) -> bool:
+    """Whether the page's notices announce running text that was not read."""
+    if not notices:
+        return False
+    from panelvox.analysis.text_stage import is_dense_notice  # the OCR stack only when asked
+
+    return any(is_dense_notice(n) for n in notices)
+
+
 @dataclass
 class _Builder:
     analysis: PageAnalysis
@@ -167,6 +176,8 @@ class _Builder:
         a, p = self.analysis, self.prefs
         for notice in a.notices:
             self.out.append(_notice(notice, priority=Priority.NEXT))
+        if not a.blocks and _announced_text(a.notices):
+            return self.out  # "A page of text, about 2,000 words." already said what is there
         if not a.panels and not a.blocks:
             # Translators: spoken when nothing at all was found on a page.
             self.out.append(_notice(_("No panels or text were found on this page.")))
