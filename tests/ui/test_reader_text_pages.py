@@ -29,7 +29,7 @@ from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.reader.text_reading import text_stages
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
-from panelvox.ui.reader_app import Reader, build_reader
+from panelvox.ui.reader_app import REMIND_MS, Reader, build_reader
 
 VOCABULARY = Path(__file__).resolve().parents[2] / "app" / "panelvox" / "analysis" / "data"
 
@@ -67,6 +67,21 @@ def test_t_on_a_comic_page_says_briefly_that_it_is_not_a_page_of_text(
     assert window.controller.position == Position(0)
     _key(qtbot, window, Qt.Key.Key_F1)
     assert "T: read a page of text (credits, letters) in full." in _heard(window, spy)[-1]
+
+
+def test_a_user_waiting_for_a_page_of_text_hears_that_the_work_goes_on(
+    qtbot: QtBot, window: Reader, spy: SpyBackend
+) -> None:
+    reading = window.controller.text
+    assert window.reminder is not None
+    reading.waiting = 0  # T was pressed on page 1 and its text is being recognised
+    with qtbot.waitSignal(window.reminder.timeout, timeout=REMIND_MS + 2_000):
+        pass
+    qtbot.waitUntil(lambda: "Still reading the page of text." in _heard(window, spy), timeout=2_000)
+    reading.stop()  # a key: the user moved on, no more reminders
+    before = len(_heard(window, spy))
+    reading.remind()
+    assert len(_heard(window, spy)) == before
 
 
 def test_the_text_stage_reading_running_text_is_another_cache_entry_sharing_the_models() -> None:

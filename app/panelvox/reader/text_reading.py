@@ -156,6 +156,13 @@ class TextReading:
             self._read_from(self._start(result.page))
         return True
 
+    def remind(self) -> None:
+        """Said every few seconds while the user waits (a long page takes a minute): the
+        silence is work, not a hang."""
+        if self.waiting is not None:
+            # Translators: repeated every few seconds while a page of running text is recognised.
+            self.voice.say(_("Still reading the page of text."))
+
     def stop(self) -> None:
         """Any key: the text still arrives and is kept, but is not read out by itself."""
         self.waiting = None

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from panelvox.analysis.cache import PageAnalyzer, default_cache_dir
@@ -29,6 +29,10 @@ from panelvox.ui.main_window import MainWindow
 log = logging.getLogger(__name__)
 
 
+#: how often a user waiting for a page of text hears that the work goes on
+REMIND_MS = 10_000
+
+
 @dataclass
 class Reader:
     """Everything one reader window owns; :meth:`close` releases it all."""
@@ -41,8 +45,11 @@ class Reader:
     image_jobs: AnalysisJobs
     poster: Poster
     analyzer: ProcessAnalyzer | None = None  # the worker process (None: in-process stages)
+    reminder: QTimer | None = None  # says "still reading" while T's page of text is read
 
     def close(self) -> None:
+        if self.reminder is not None:
+            self.reminder.stop()
         self.controller.close()
         self.image_jobs.close()
         self.analysis_thread.stop()
@@ -120,7 +127,13 @@ def build_reader(
     image_thread.done.connect(_on_image(window), Qt.ConnectionType.QueuedConnection)
     analysis_thread.start()
     image_thread.start()
-    return Reader(window, controller, speech, analysis_thread, image_thread, image_jobs, poster, process)
+    reminder = QTimer(window)  # T on a long page of text: "still reading" while it works
+    reminder.setInterval(REMIND_MS)
+    reminder.timeout.connect(controller.text.remind)
+    reminder.start()
+    return Reader(
+        window, controller, speech, analysis_thread, image_thread, image_jobs, poster, process, reminder
+    )
 
 
 def _on_image(window: MainWindow) -> Callable[[object], None]:
