@@ -2,8 +2,9 @@
 
 The ONNX models are the ones that ship *inside* the PyPI ``rapidocr`` wheel
 (``rapidocr/models/PP-OCRv6_*_small.onnx``). Their paths are pinned here and checked by
-sha256, so nothing ever asks rapidocr to resolve (and download) a model. Only rapidocr's
-pre/post-processing helpers are used; the onnxruntime sessions are ours
+sha256, so nothing ever asks rapidocr to resolve (and download) a model. None of rapidocr's
+code runs (its package import alone costs half a second): the detector's post-processing
+is :mod:`panelvox.models.db_boxes`, and the onnxruntime sessions are ours
 (:func:`panelvox.models.onnx_session.create_session`): created once per :class:`OcrEngine`,
 reused for every page, on the configured device (by default CUDA when onnxruntime-gpu and a
 GPU are present, else the CPU).
@@ -27,6 +28,7 @@ from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
+from panelvox.models.db_boxes import DbBoxes
 from panelvox.models.device import Device
 from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model
 from panelvox.models.onnx_session import CPU, choose_providers, create_session
@@ -170,8 +172,6 @@ class OcrEngine:
     """
 
     def __init__(self, config: OcrConfig | None = None) -> None:
-        from rapidocr.ch_ppocr_det.utils import DBPostProcess
-
         self.config = config or OcrConfig()
         det_path = _resolve(self.config.det_model, BUNDLED_DET, self.config.verify_sha256)
         rec_path = _resolve(self.config.rec_model, BUNDLED_REC, self.config.verify_sha256)
@@ -194,32 +194,12 @@ class OcrEngine:
         #: the model's classes in output order: the CTC blank, its characters, a space
         self.charset: list[str] = ["", *meta["character"].splitlines(), " "]
         self._decoder = CtcDecoder(self.charset)
-        self._post = DBPostProcess(
-            thresh=self.config.det_thresh,
-            box_thresh=self.config.box_thresh,
-            unclip_ratio=self.config.unclip_ratio,
-            use_dilation=self.config.det_dilation,
-            score_mode="fast",
-        )
-        self._post_strict = [
-            DBPostProcess(
-                thresh=t,
-                box_thresh=self.config.box_thresh,
-                unclip_ratio=self.config.unclip_ratio,
-                use_dilation=False,
-                score_mode="fast",
-            )
-            for t in self.config.strict_thresh
-        ]
+        cfg = self.config
+        self._post = DbBoxes(cfg.det_thresh, cfg.box_thresh, cfg.unclip_ratio, use_dilation=cfg.det_dilation)
+        self._post_strict = [DbBoxes(t, cfg.box_thresh, cfg.unclip_ratio) for t in cfg.strict_thresh]
         self._post_outline = (
-            DBPostProcess(
-                thresh=self.config.outline_thresh,
-                box_thresh=self.config.box_thresh,
-                unclip_ratio=self.config.unclip_ratio,
-                use_dilation=True,
-                score_mode="fast",
-            )
-            if self.config.outline_thresh > 0
+            DbBoxes(cfg.outline_thresh, cfg.box_thresh, cfg.unclip_ratio, use_dilation=True)
+            if cfg.outline_thresh > 0
             else None
         )
         self._det_input = self._det.get_inputs()[0].name
