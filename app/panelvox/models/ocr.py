@@ -23,14 +23,13 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
 from panelvox.models.db_boxes import DbBoxes
 from panelvox.models.device import Device
-from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model
+from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model, model_sha256
 from panelvox.models.onnx_session import CPU, choose_providers, create_session
 from panelvox.models.text_boxes import (
     Detection,
@@ -142,7 +141,7 @@ def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
             _("A model file of the text reader is missing, so text cannot be read."),
             detail=f"{bundled.role} model not found at {resolved}",
         )
-    if path is None and verify and sha256_of(resolved) != bundled.sha256:
+    if path is None and verify and model_sha256(resolved) != bundled.sha256:
         raise ModelUnavailable(
             # Translators: spoken when a model file of the text reader is damaged or unexpected.
             _("A model file of the text reader is damaged, so text cannot be read."),
@@ -222,30 +221,33 @@ class OcrEngine:
         return list(self._det.get_providers())
 
     # -- detection ---------------------------------------------------------------
-    def _det_size(self, h: int, w: int) -> tuple[int, int]:
+    def _det_size(self, h: int, w: int, min_side: int | None = None) -> tuple[int, int]:
         cfg = self.config
+        smallest = cfg.det_min_side if min_side is None else min_side
         scale = 1.0
         if max(h, w) > cfg.det_max_side:
             scale = cfg.det_max_side / max(h, w)
-        elif max(h, w) < cfg.det_min_side:
-            scale = cfg.det_min_side / max(h, w)
+        elif max(h, w) < smallest:
+            scale = smallest / max(h, w)
         return max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
 
-    def det_input(self, image: Image) -> npt.NDArray[np.float32]:
-        """The detector's input for an RGB page: scaled (see :class:`OcrConfig`), BGR, NCHW."""
+    def det_input(self, image: Image, min_side: int | None = None) -> npt.NDArray[np.float32]:
+        """The detector's input for an RGB page: scaled (see :class:`OcrConfig`; ``min_side``
+        instead of its ``det_min_side`` when given), BGR, NCHW."""
         h, w = image.shape[:2]
-        rh, rw = self._det_size(h, w)
+        rh, rw = self._det_size(h, w, min_side)
         bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
         resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
         x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
         return np.ascontiguousarray(x.transpose(2, 0, 1)[np.newaxis])
 
-    def detect(self, image: Image) -> list[Detection]:
-        """Text quadrilaterals on an RGB page, in page pixels."""
+    def detect(self, image: Image, *, min_side: int | None = None) -> list[Detection]:
+        """Text quadrilaterals on an RGB page, in page pixels; an image smaller than
+        ``min_side`` (default: the config's ``det_min_side``) is enlarged to it first."""
         h, w = image.shape[:2]
         if h < 4 or w < 4:
             return []
-        pred = self._det.run(None, {self._det_input: self.det_input(image)})[0]
+        pred = self._det.run(None, {self._det_input: self.det_input(image, min_side)})[0]
         boxes, scores = self._post(pred, (h, w))
         dets = [
             Detection(np.asarray(b, dtype=np.float32), float(s)) for b, s in zip(boxes, scores, strict=True)
