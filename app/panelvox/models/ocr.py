@@ -29,7 +29,14 @@ from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
 from panelvox.models.db_boxes import DbBoxes
 from panelvox.models.device import Device
-from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model, model_sha256
+from panelvox.models.ocr_quant import (
+    PRECISIONS,
+    QUANT_DET,
+    chosen_precision,
+    int8_model,
+    model_sha256,
+    models_cache_dir,
+)
 from panelvox.models.onnx_session import CPU, choose_providers, create_session
 from panelvox.models.text_boxes import (
     Detection,
@@ -185,8 +192,13 @@ class OcrEngine:
                 self.precision = "int8"
             except ModelUnavailable as exc:
                 log.warning("int8 text detector not used: %s", exc.detail)
-        self._det = create_session(det_path, self.config.device, threads=threads, message=failed)
-        self._rec = create_session(rec_path, self.config.device, threads=threads, message=failed)
+        optimized = (self.config.made_models or models_cache_dir()) / "optimized"
+        self._det = create_session(
+            det_path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
+        )
+        self._rec = create_session(
+            rec_path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
+        )
         meta = self._rec.get_modelmeta().custom_metadata_map
         if "character" not in meta:
             raise ModelUnavailable(failed, detail=f"{rec_path} carries no character list in its metadata")
