@@ -29,9 +29,11 @@ MIN_SLANT = 4.0
 MAX_SLANT = 40.0
 #: the turned region is detected at least this large (its longer side, pixels). The page's
 #: own minimum (960) enlarged a caption's crop about 2.5 times, which cost two thirds of a
-#: page's detection; at 560 the sample book's slanted caption reads as it did at 960 (at
-#: 480 or 640 one comma of it became a full stop, on one copy of the page or the other).
-REREAD_MIN_SIDE = 560
+#: page's detection. The readings of a caption's punctuation move with the scale (a comma
+#: or a closing quote, at 480, 560, 640 or 720 px on one copy of the sample page or the
+#: other); at 480 the sample book's page reads as at 960, and `panelvox eval cib` moves by
+#: under half a point (docs/benchmarks.md).
+REREAD_MIN_SIDE = 480
 
 Read = Callable[[Sequence[Image]], list[Recognition]]
 Detect = Callable[[Image], list[Detection]]
