@@ -24,7 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from panelvox.checksum import sha256_of
+from panelvox.checksum import sha256_of, sha256_remembered
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.paths import Kind, folder
@@ -88,8 +88,6 @@ def model_sha256(path: Path) -> str:
     """The sha256 of a model file checked at every start, hashed again only when the file
     changed (remembered in the made models' folder, see :func:`panelvox.checksum.sha256_remembered`):
     hashing the two text models cost about 30 ms of each start."""
-    from panelvox.checksum import sha256_remembered
-
     return sha256_remembered(path, models_cache_dir() / "checksums.json")
 
 
