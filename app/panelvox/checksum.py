@@ -6,7 +6,11 @@ in the rapidocr wheel, the Piper voices and the models the user adds.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,3 +27,37 @@ def sha256_of(path: Path, progress: Callable[[int], None] | None = None) -> str:
             if progress is not None:
                 progress(len(chunk))
     return digest.hexdigest()
+
+
+def sha256_remembered(path: Path, store: Path) -> str:
+    """:func:`sha256_of`, remembered in the JSON file ``store`` for as long as the file keeps
+    its size, inode, modification and change times (a write moves its change time even when
+    its modification time is set back), so a model checked at every start is read once.
+
+    A store that cannot be read or written costs the hashing, never the answer.
+    """
+    path = Path(path).resolve()
+    st = path.stat()
+    stamp = [st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+    try:
+        known = json.loads(store.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if not isinstance(known, dict):
+        known = {}
+    entry = known.get(str(path))
+    if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("sha256"), str):
+        return str(entry["sha256"])
+    digest = sha256_of(path)
+    known[str(path)] = {"stamp": stamp, "sha256": digest}
+    with contextlib.suppress(OSError):
+        store.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{store.stem}-", suffix=".tmp", dir=store.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(known, fh)
+            os.replace(tmp, store)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return digest

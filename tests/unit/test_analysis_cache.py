@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from panelvox.analysis import cache
 from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
 from panelvox.errors import AnalysisError
 from panelvox.model import BBox, Image, PageAnalysis, Panel, ReadingDirection
@@ -154,3 +156,39 @@ def test_an_oversized_entry_is_not_read(tmp_path: Path) -> None:
     with entry.open("r+b") as fh:
         fh.truncate(cache_module.MAX_ENTRY_BYTES + 1)
     assert cache.get("book", 1, LTR) is None
+
+
+def _parsed_imports(path: Path) -> set[str]:
+    """What a parser says ``path`` imports (the absolute imports, and ``module.name``)."""
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def test_the_import_scan_finds_every_import_a_parser_finds() -> None:
+    """The fingerprint follows imports by reading the text: it must never miss one (a stage
+    module left out of it would serve stale analyses after that module changed)."""
+    package = Path(cache.__file__).resolve().parent.parent
+    for path in sorted(package.rglob("*.py")):
+        assert _parsed_imports(path) <= cache._panelvox_imports(path), path
+
+
+def test_the_import_scan_reads_every_form(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "import panelvox.a, panelvox.b as bee  # two\n"
+        "from panelvox.c import (\n    d,  # why\n    e as f,\n)\n"
+        "if True:\n    from panelvox.g import h\n"
+        "from .relative import x\n",
+        encoding="utf-8",
+    )
+    found = {m for m in cache._panelvox_imports(source) if m.startswith("panelvox")}
+    assert found == {"panelvox.a", "panelvox.b", "panelvox.c", "panelvox.c.d", "panelvox.c.e"} | {
+        "panelvox.g",
+        "panelvox.g.h",
+    }

@@ -87,3 +87,32 @@ def test_onnxruntime_writes_no_telemetry_id(tmp_path: Path, script: str) -> None
     }
     subprocess.run([sys.executable, "-c", script], env=env, check=True, timeout=120)
     assert not (tmp_path / ".cache" / "Microsoft").exists()
+
+
+def test_a_cpu_session_is_made_from_the_model_optimised_once(tmp_path: Path) -> None:
+    import numpy as np
+
+    from panelvox.models.ocr import BUNDLED_DET, rapidocr_models_dir
+
+    model = rapidocr_models_dir() / BUNDLED_DET.filename
+    folder = tmp_path / "optimized"
+    plain = create_session(model, Device.CPU)
+    first = create_session(model, Device.CPU, optimized_dir=folder)
+    (copy,) = folder.glob("*.onnx")
+    assert copy.name.startswith(model.stem) and copy.stat().st_size > 0
+    made = copy.stat().st_mtime_ns
+    again = create_session(model, Device.CPU, optimized_dir=folder)
+    assert copy.stat().st_mtime_ns == made and list(folder.glob("*")) == [copy]  # reused
+    x = np.random.default_rng(1).standard_normal((1, 3, 96, 128)).astype(np.float32)
+    name = plain.get_inputs()[0].name
+    want = plain.run(None, {name: x})[0]
+    assert np.array_equal(first.run(None, {name: x})[0], want)
+    assert np.array_equal(again.run(None, {name: x})[0], want)
+    # a damaged copy is not used (the model itself is), and is made again next time
+    copy.write_bytes(b"damaged")
+    assert np.array_equal(
+        create_session(model, Device.CPU, optimized_dir=folder).run(None, {name: x})[0], want
+    )
+    assert not copy.exists()
+    create_session(model, Device.CPU, optimized_dir=folder)
+    assert copy.stat().st_size > 1000

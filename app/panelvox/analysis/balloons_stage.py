@@ -149,10 +149,11 @@ def classify_shape(
     its lettering bites into the fill (Western captions; manga draws rectangular
     balloons for dialogue too).
     """
-    ys, xs = np.nonzero(region)
-    if len(xs) == 0:
+    # the region's box from OpenCV's scan, not np.nonzero: the mask is page-sized
+    x0, y0, bw, bh = cv2.boundingRect(region)
+    if bw == 0:
         return None
-    x0, y0, x1, y1 = int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+    x1, y1 = x0 + bw, y0 + bh
     side = min(x1 - x0, y1 - y0)
     pad = int(0.15 * side) + 6  # the opening that finds the body must not meet the border
     crop = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), np.uint8)
@@ -204,10 +205,10 @@ def classify_shape(
 
 def _solidity(mask: Mask) -> float:
     """Pixels of ``mask`` over the area of their bounding box."""
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
+    _x, _y, w, h = cv2.boundingRect(mask)
+    if w == 0:
         return 0.0
-    return len(xs) / float((xs.max() - xs.min() + 1) * (ys.max() - ys.min() + 1))
+    return cv2.countNonZero(mask) / float(w * h)
 
 
 def _window(mask: Mask, origin: tuple[int, int], shape: tuple[int, ...], off: int = 2) -> Mask:
@@ -438,10 +439,11 @@ class BalloonsStage:
         params: BalloonParams,
         light: Mask | None = None,
     ) -> Shape | None:
-        ys, xs = np.nonzero(region)
-        if len(xs) == 0 or len(xs) > params.max_page_fraction * page_area:
+        count = cv2.countNonZero(region)
+        if count == 0 or count > params.max_page_fraction * page_area:
             return None
-        rbox = BBox(float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+        x, y, bw, bh = cv2.boundingRect(region)  # a page-sized mask: no np.nonzero
+        rbox = BBox(float(x), float(y), float(x + bw), float(y + bh))
         tbox = _union(members)
         if tbox.area / max(1.0, rbox.area) < params.min_text_fill or tbox.coverage_by(rbox) < 0.7:
             return None

@@ -38,10 +38,9 @@ def balloon_body(filled: Mask) -> Mask:
 
     Done with two distance transforms, so the cost does not grow with the disc (a
     morphological opening by a large ellipse takes seconds on a page-sized region)."""
-    ys, xs = np.nonzero(filled)
-    if len(xs) == 0:
+    _x, _y, bw, bh = cv2.boundingRect(filled)
+    if bw == 0:
         return filled.copy()
-    bw, bh = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
     radius = max(5, int(0.3 * min(bw, bh)) | 1) / 2
     inner = cv2.distanceTransform(filled, cv2.DIST_L2, cv2.DIST_MASK_PRECISE) > radius
     if not inner.any():
@@ -61,10 +60,9 @@ def find_tail(filled: Mask, origin: tuple[int, int], body: Mask | None = None) -
 
 def _tail_parts(filled: Mask, body: Mask | None) -> tuple[float, float, float, float, float, float] | None:
     """(length, tip x, tip y, base x, base y, the balloon's smaller side) of the tail."""
-    ys, xs = np.nonzero(filled)
-    if len(xs) < 50:
+    if cv2.countNonZero(filled) < 50:
         return None
-    bw, bh = xs.max() - xs.min() + 1, ys.max() - ys.min() + 1
+    _x, _y, bw, bh = cv2.boundingRect(filled)
     if body is None:
         body = balloon_body(filled)
     # no opening of the residual: it would erase a narrow wedge; specks along a ragged
@@ -80,7 +78,11 @@ def _tail_parts(filled: Mask, body: Mask | None) -> tuple[float, float, float, f
     for i in range(1, n):
         if stats[i, cv2.CC_STAT_AREA] < 20:
             continue
-        ry, rx = np.nonzero(labels == i)
+        # within the component's box: the window can be far larger than the tail
+        x, y = stats[i, cv2.CC_STAT_LEFT], stats[i, cv2.CC_STAT_TOP]
+        w, h = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        ry, rx = np.nonzero(labels[y : y + h, x : x + w] == i)
+        ry, rx = ry + y, rx + x
         d = body_dist[ry, rx]
         j = int(np.argmax(d))
         length = float(d[j])
@@ -127,10 +129,10 @@ def follow_wedge(
     ``near`` (the tail found on the filled region), only a channel starting close to it
     is taken; without, the longest thin channel, if long enough to be a tail.
     """
-    ys, xs = np.nonzero(filled)
-    if len(xs) < 50:
+    if cv2.countNonZero(filled) < 50:
         return None
-    side = float(min(xs.max() - xs.min() + 1, ys.max() - ys.min() + 1))
+    _x, _y, bw, bh = cv2.boundingRect(filled)
+    side = float(min(bw, bh))
     free = ((light == 1) & (filled == 0)).astype(np.uint8)
     n, labels = cv2.connectedComponents(free, connectivity=8)
     if n <= 1:
@@ -247,8 +249,8 @@ def tail_with_wedge(
         wedge = follow_wedge(filled, light)
         if wedge is None:
             return None, None
-        ys, xs = np.nonzero(filled)
-        side = float(min(xs.max() - xs.min() + 1, ys.max() - ys.min() + 1))
+        _x, _y, bw, bh = cv2.boundingRect(filled)
+        side = float(min(bw, bh))
         (tx, ty), (bx0, by0), channel, length = wedge.tip, wedge.start, wedge.channel, wedge.length
     end = trace_spike(light, (tx, ty), (tx - bx0, ty - by0), max(20.0, 0.35 * side))
     if math.dist(end, (tx, ty)) >= 2:

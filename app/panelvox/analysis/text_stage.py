@@ -17,7 +17,7 @@ import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.tilted_text import reread_slanted
+from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
@@ -226,7 +226,7 @@ class TextStage:
         lines = reread_slanted(
             image,
             list(zip(dets, recs, tall, strict=True)),
-            engine.detect,
+            lambda im: engine.detect(im, min_side=REREAD_MIN_SIDE),
             lambda c: engine.recognize(c, lexicon),
             lexicon,
         )

@@ -4,8 +4,8 @@ The text detector separates horizontal lines set close together, but lines at a 
 more than a few degrees run into each other in its probability map: the page's pass finds
 some lines whole, others cut in pieces, others merged two into one box, and some not at
 all. Where several slanted lines lie together, their region is cut out, turned so the
-lines are horizontal, and detected and read again (at the detector's scale for a small
-image, so larger too); the lines found there replace the page pass's lines they cover
+lines are horizontal, and detected and read again (enlarged to at least
+:data:`REREAD_MIN_SIDE`); the lines found there replace the page pass's lines they cover
 when together they hold more letters of words than the page pass read there.
 """
 
@@ -27,6 +27,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 #: a line sloping more than this (degrees) is slanted lettering
 MIN_SLANT = 4.0
 MAX_SLANT = 40.0
+#: the turned region is detected at least this large (its longer side, pixels). The page's
+#: own minimum (960) enlarged a caption's crop about 2.5 times, which cost two thirds of a
+#: page's detection. The readings of a caption's punctuation move with the scale (a comma
+#: or a closing quote, at 480, 560, 640 or 720 px on one copy of the sample page or the
+#: other); at 480 the sample book's page reads as at 960, and `panelvox eval cib` moves by
+#: under half a point (docs/benchmarks.md).
+REREAD_MIN_SIDE = 480
 
 Read = Callable[[Sequence[Image]], list[Recognition]]
 Detect = Callable[[Image], list[Detection]]

@@ -2,8 +2,9 @@
 
 The ONNX models are the ones that ship *inside* the PyPI ``rapidocr`` wheel
 (``rapidocr/models/PP-OCRv6_*_small.onnx``). Their paths are pinned here and checked by
-sha256, so nothing ever asks rapidocr to resolve (and download) a model. Only rapidocr's
-pre/post-processing helpers are used; the onnxruntime sessions are ours
+sha256, so nothing ever asks rapidocr to resolve (and download) a model. None of rapidocr's
+code runs (its package import alone costs half a second): the detector's post-processing
+is :mod:`panelvox.models.db_boxes`, and the onnxruntime sessions are ours
 (:func:`panelvox.models.onnx_session.create_session`): created once per :class:`OcrEngine`,
 reused for every page, on the configured device (by default CUDA when onnxruntime-gpu and a
 GPU are present, else the CPU).
@@ -22,13 +23,20 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.checksum import sha256_of
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
+from panelvox.models.db_boxes import DbBoxes
 from panelvox.models.device import Device
-from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model
+from panelvox.models.ocr_quant import (
+    PRECISIONS,
+    QUANT_DET,
+    chosen_precision,
+    int8_model,
+    model_sha256,
+    models_cache_dir,
+)
 from panelvox.models.onnx_session import CPU, choose_providers, create_session
 from panelvox.models.text_boxes import (
     Detection,
@@ -140,7 +148,7 @@ def _resolve(path: Path | None, bundled: BundledModel, verify: bool) -> Path:
             _("A model file of the text reader is missing, so text cannot be read."),
             detail=f"{bundled.role} model not found at {resolved}",
         )
-    if path is None and verify and sha256_of(resolved) != bundled.sha256:
+    if path is None and verify and model_sha256(resolved) != bundled.sha256:
         raise ModelUnavailable(
             # Translators: spoken when a model file of the text reader is damaged or unexpected.
             _("A model file of the text reader is damaged, so text cannot be read."),
@@ -170,8 +178,6 @@ class OcrEngine:
     """
 
     def __init__(self, config: OcrConfig | None = None) -> None:
-        from rapidocr.ch_ppocr_det.utils import DBPostProcess
-
         self.config = config or OcrConfig()
         det_path = _resolve(self.config.det_model, BUNDLED_DET, self.config.verify_sha256)
         rec_path = _resolve(self.config.rec_model, BUNDLED_REC, self.config.verify_sha256)
@@ -186,40 +192,25 @@ class OcrEngine:
                 self.precision = "int8"
             except ModelUnavailable as exc:
                 log.warning("int8 text detector not used: %s", exc.detail)
-        self._det = create_session(det_path, self.config.device, threads=threads, message=failed)
-        self._rec = create_session(rec_path, self.config.device, threads=threads, message=failed)
+        optimized = (self.config.made_models or models_cache_dir()) / "optimized"
+        self._det = create_session(
+            det_path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
+        )
+        self._rec = create_session(
+            rec_path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
+        )
         meta = self._rec.get_modelmeta().custom_metadata_map
         if "character" not in meta:
             raise ModelUnavailable(failed, detail=f"{rec_path} carries no character list in its metadata")
         #: the model's classes in output order: the CTC blank, its characters, a space
         self.charset: list[str] = ["", *meta["character"].splitlines(), " "]
         self._decoder = CtcDecoder(self.charset)
-        self._post = DBPostProcess(
-            thresh=self.config.det_thresh,
-            box_thresh=self.config.box_thresh,
-            unclip_ratio=self.config.unclip_ratio,
-            use_dilation=self.config.det_dilation,
-            score_mode="fast",
-        )
-        self._post_strict = [
-            DBPostProcess(
-                thresh=t,
-                box_thresh=self.config.box_thresh,
-                unclip_ratio=self.config.unclip_ratio,
-                use_dilation=False,
-                score_mode="fast",
-            )
-            for t in self.config.strict_thresh
-        ]
+        cfg = self.config
+        self._post = DbBoxes(cfg.det_thresh, cfg.box_thresh, cfg.unclip_ratio, use_dilation=cfg.det_dilation)
+        self._post_strict = [DbBoxes(t, cfg.box_thresh, cfg.unclip_ratio) for t in cfg.strict_thresh]
         self._post_outline = (
-            DBPostProcess(
-                thresh=self.config.outline_thresh,
-                box_thresh=self.config.box_thresh,
-                unclip_ratio=self.config.unclip_ratio,
-                use_dilation=True,
-                score_mode="fast",
-            )
-            if self.config.outline_thresh > 0
+            DbBoxes(cfg.outline_thresh, cfg.box_thresh, cfg.unclip_ratio, use_dilation=True)
+            if cfg.outline_thresh > 0
             else None
         )
         self._det_input = self._det.get_inputs()[0].name
@@ -242,30 +233,33 @@ class OcrEngine:
         return list(self._det.get_providers())
 
     # -- detection ---------------------------------------------------------------
-    def _det_size(self, h: int, w: int) -> tuple[int, int]:
+    def _det_size(self, h: int, w: int, min_side: int | None = None) -> tuple[int, int]:
         cfg = self.config
+        smallest = cfg.det_min_side if min_side is None else min_side
         scale = 1.0
         if max(h, w) > cfg.det_max_side:
             scale = cfg.det_max_side / max(h, w)
-        elif max(h, w) < cfg.det_min_side:
-            scale = cfg.det_min_side / max(h, w)
+        elif max(h, w) < smallest:
+            scale = smallest / max(h, w)
         return max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
 
-    def det_input(self, image: Image) -> npt.NDArray[np.float32]:
-        """The detector's input for an RGB page: scaled (see :class:`OcrConfig`), BGR, NCHW."""
+    def det_input(self, image: Image, min_side: int | None = None) -> npt.NDArray[np.float32]:
+        """The detector's input for an RGB page: scaled (see :class:`OcrConfig`; ``min_side``
+        instead of its ``det_min_side`` when given), BGR, NCHW."""
         h, w = image.shape[:2]
-        rh, rw = self._det_size(h, w)
+        rh, rw = self._det_size(h, w, min_side)
         bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
         resized = cv2.resize(bgr, (rw, rh), interpolation=cv2.INTER_AREA if rw < w else cv2.INTER_LINEAR)
         x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
         return np.ascontiguousarray(x.transpose(2, 0, 1)[np.newaxis])
 
-    def detect(self, image: Image) -> list[Detection]:
-        """Text quadrilaterals on an RGB page, in page pixels."""
+    def detect(self, image: Image, *, min_side: int | None = None) -> list[Detection]:
+        """Text quadrilaterals on an RGB page, in page pixels; an image smaller than
+        ``min_side`` (default: the config's ``det_min_side``) is enlarged to it first."""
         h, w = image.shape[:2]
         if h < 4 or w < 4:
             return []
-        pred = self._det.run(None, {self._det_input: self.det_input(image)})[0]
+        pred = self._det.run(None, {self._det_input: self.det_input(image, min_side)})[0]
         boxes, scores = self._post(pred, (h, w))
         dets = [
             Detection(np.asarray(b, dtype=np.float32), float(s)) for b, s in zip(boxes, scores, strict=True)

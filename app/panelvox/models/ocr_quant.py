@@ -24,6 +24,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from panelvox.checksum import sha256_of, sha256_remembered
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.paths import Kind, folder
@@ -83,10 +84,11 @@ def calibration_path(name: str) -> Path:
     return Path(str(resources.files("panelvox.models").joinpath(f"data/{name}")))
 
 
-def _sha256(path: Path) -> str:
-    from panelvox.checksum import sha256_of
-
-    return sha256_of(path)
+def model_sha256(path: Path) -> str:
+    """The sha256 of a model file checked at every start, hashed again only when the file
+    changed (remembered in the made models' folder, see :func:`panelvox.checksum.sha256_remembered`):
+    hashing the two text models cost about 30 ms of each start."""
+    return sha256_remembered(path, models_cache_dir() / "checksums.json")
 
 
 def make_int8(source: Path, calibration: Path, target: Path, reader: Any = None) -> None:
@@ -121,9 +123,9 @@ def int8_model(source: Path, quant: QuantizedModel, cache: Path | None = None) -
     # Translators: logged and shown by the doctor when the faster text model cannot be made.
     failed = _("The faster text model could not be made; the full-precision one is used.")
     target = (cache or models_cache_dir()) / quant.filename
-    if target.is_file() and _sha256(target) == quant.sha256:
+    if target.is_file() and model_sha256(target) == quant.sha256:
         return target
-    if _sha256(source) != quant.source_sha256:
+    if model_sha256(source) != quant.source_sha256:
         raise ModelUnavailable(failed, detail=f"{source} is not the model {quant.filename} is made from")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".making-", suffix=".onnx")
@@ -134,7 +136,7 @@ def int8_model(source: Path, quant: QuantizedModel, cache: Path | None = None) -
             make_int8(source, calibration_path(quant.calibration), tmp)
         except (ImportError, OSError, ValueError, RuntimeError) as exc:
             raise ModelUnavailable(failed, detail=f"quantizing {source}: {exc!r}") from exc
-        got = _sha256(tmp)
+        got = sha256_of(tmp)
         if got != quant.sha256:
             raise ModelUnavailable(
                 failed, detail=f"{quant.filename} came out as sha256 {got}, not {quant.sha256}"
