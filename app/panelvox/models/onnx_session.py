@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from panelvox.checksum import sha256_of, sha256_remembered
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
 from panelvox.models.device import Device
@@ -115,14 +116,23 @@ def _optimized(path: Path, folder: Path, opts: SessionOptions) -> Path | None:
     layout rewrites of the full level, which depend on this CPU, still happen at load. That
     takes a third off a session's creation (the two text models: 0.17 -> 0.11 s of CPU),
     with the same outputs. A copy left by another onnxruntime version stays until the cache
-    is cleared.
+    is cleared. The copy's sha256 is written beside it when it is made and checked at each use
+    (remembered while the file is untouched): a damaged copy is made again, never run.
     """
     import onnxruntime as ort
 
     st = path.stat()
     target = folder / f"{path.stem}.{st.st_size}-{st.st_mtime_ns}.ort{ort.__version__}.onnx"
+    sealed = target.with_name(target.name + ".sha256")  # the copy's digest, written with it
+    checksums = folder / "checksums.json"
     if target.is_file():
-        return target
+        try:
+            if sha256_remembered(target, checksums) == sealed.read_text(encoding="ascii").strip():
+                return target
+        except OSError:
+            pass
+        log.warning("optimised copy %s is damaged; making it again", target)
+        target.unlink(missing_ok=True)  # a damaged copy would still load, with wrong weights
     save = ort.SessionOptions()
     save.log_severity_level = opts.log_severity_level
     save.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
@@ -133,6 +143,7 @@ def _optimized(path: Path, folder: Path, opts: SessionOptions) -> Path | None:
         try:
             save.optimized_model_filepath = tmp
             ort.InferenceSession(str(path), sess_options=save, providers=[CPU])
+            sealed.write_text(sha256_of(Path(tmp)) + "\n", encoding="ascii")
             os.replace(tmp, target)
         finally:
             Path(tmp).unlink(missing_ok=True)
