@@ -20,6 +20,7 @@ from panelvox.analysis.tilted_text import reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
+from panelvox.models.ocr_head import FULL, head_for
 from panelvox.models.text_boxes import axis_box
 
 DETECTOR = "rapidocr"
@@ -175,9 +176,10 @@ class TextStage:
             return self._lexicon
 
     def read_lines(
-        self, image: Image, *, dense: list[DenseText] | None = None
+        self, image: Image, *, dense: list[DenseText] | None = None, head: str = FULL
     ) -> list[tuple[Detection, Recognition, bool]]:
-        """Detect and recognise; returns (detection, recognition, vertical) per line kept.
+        """Detect and recognise with the recognition ``head`` (see :func:`head_for`); returns
+        (detection, recognition, vertical) per line kept.
 
         Running text is not read unless :attr:`read_dense`: its lines are left out and what
         was found is appended to ``dense`` when given."""
@@ -194,7 +196,7 @@ class TextStage:
         t1 = time.perf_counter()
         tall = [d.height >= engine.config.vertical_ratio * d.width for d in dets]
         recs = engine.recognize(
-            [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon
+            [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon, head
         )
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
         # where the column reading is not Japanese, try the box upright and keep the better.
@@ -205,7 +207,7 @@ class TextStage:
         ]
         if retry:
             upright = engine.recognize(
-                [crop_quad(image, dets[i].quad, vertical=False) for i in retry], lexicon
+                [crop_quad(image, dets[i].quad, vertical=False) for i in retry], lexicon, head
             )
             for i, r in zip(retry, upright, strict=True):
                 if r.score > recs[i].score:
@@ -216,7 +218,7 @@ class TextStage:
             image,
             list(zip(dets, recs, tall, strict=True)),
             engine.detect,
-            lambda c: engine.recognize(c, lexicon),
+            lambda c: engine.recognize(c, lexicon, head),
             lexicon,
         )
         t2 = time.perf_counter()
@@ -231,7 +233,9 @@ class TextStage:
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         words = self.words
         dense: list[DenseText] = []
-        raw = self.read_lines(image, dense=dense)
+        # a book in a Latin-script language is read with the Latin head: no other script
+        # can come out of its art
+        raw = self.read_lines(image, dense=dense, head=head_for(analysis.language))
         h, w = image.shape[:2]
         scripts = [script_of(r.text) for _d, r, _v in raw]
         geoms = []
