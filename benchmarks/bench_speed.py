@@ -141,7 +141,10 @@ def _pv_runner():  # type: ignore[no-untyped-def]
     def run(path: Path) -> float:
         t = time.perf_counter()
         image = np.asarray(Image.open(path).convert("RGB"))
-        analyze_page(image, page=1, direction=ReadingDirection.LTR, stages=stages)
+        # each set's language, as a book's ComicInfo gives it (`panelvox eval` does the same):
+        # cib is read with the Latin recognition head, openmantra with the full model
+        language = "ja" if "/openmantra/" in path.as_posix() else "en"
+        analyze_page(image, page=1, direction=ReadingDirection.LTR, stages=stages, language=language)
         return time.perf_counter() - t
 
     return run, stages
