@@ -82,6 +82,7 @@ def _line(text: str) -> np.ndarray:
 def test_the_latin_head_reads_latin_lines_and_nothing_else(tmp_path: Path) -> None:
     engine = OcrEngine(OcrConfig(made_models=tmp_path))
     latin = engine.head(LATIN)
+    assert FULL not in engine._heads  # each head is loaded when first needed
     assert len(latin.decoder.charset) < 400 < len(engine.charset)
     allowed = set(latin.decoder.charset)
     lines = [_line("WHERE DID HE GO?"), _line("Ça m’étonne… déjà!")]
@@ -124,7 +125,8 @@ def _book_with_language(tmp_path: Path, language: str) -> Path:
 def test_an_english_book_is_read_with_the_latin_head_a_japanese_one_with_the_full_model(
     tmp_path: Path,
 ) -> None:
-    engine = OcrEngine(OcrConfig(made_models=tmp_path))
+    # with the int8 detector too: the precision is the detector's, the head the recogniser's
+    engine = OcrEngine(OcrConfig(made_models=tmp_path, precision="int8"))
     analyzer = PageAnalyzer([TextStage(engine)], AnalysisCache(tmp_path / "cache", "v1"))
     with open_book(_book_with_language(tmp_path, "ja")) as book:
         ja = analyzer.analyze_page(book, 1, LTR)

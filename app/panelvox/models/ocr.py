@@ -30,7 +30,7 @@ from panelvox.i18n import _
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
 from panelvox.models.device import Device
-from panelvox.models.ocr_head import FULL, HEADS, latin_model
+from panelvox.models.ocr_head import FULL, HEADS, LATIN, latin_model
 from panelvox.models.ocr_quant import PRECISIONS, QUANT_DET, chosen_precision, int8_model
 from panelvox.models.onnx_session import CPU, choose_providers, create_session
 from panelvox.models.text_boxes import (
@@ -203,10 +203,10 @@ class OcrEngine:
                 log.warning("int8 text detector not used: %s", exc.detail)
         self._det = create_session(det_path, self.config.device, threads=threads, message=failed)
         self._rec_path = rec_path
-        self._heads: dict[str, _Head] = {FULL: self._load_head(rec_path)}
+        #: the recognition heads loaded so far: each on first use, so a process that reads
+        #: only English books never holds the full model's session, nor a Japanese one the Latin
+        self._heads: dict[str, _Head] = {}
         self._heads_lock = threading.Lock()
-        #: the full model's classes in output order: the CTC blank, its characters, a space
-        self.charset: list[str] = self._heads[FULL].decoder.charset
         self._post = DBPostProcess(
             thresh=self.config.det_thresh,
             box_thresh=self.config.box_thresh,
@@ -262,22 +262,30 @@ class OcrEngine:
         return _Head(session, session.get_inputs()[0].name, CtcDecoder(charset))
 
     def head(self, name: str = FULL) -> _Head:
-        """The recognition head ``name`` (:data:`~panelvox.models.ocr_head.HEADS`), made on
-        first use; the full model where the Latin head cannot be made (logged) or a model
+        """The recognition head ``name`` (:data:`~panelvox.models.ocr_head.HEADS`), loaded
+        on first use; the full model where the Latin head cannot be made (logged) or a model
         other than the bundled one is configured."""
         if name not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, not {name!r}")
         with self._heads_lock:
             if name not in self._heads:
-                head = self._heads[FULL]
-                if self.config.rec_model is None:
+                head = None
+                if name == LATIN and self.config.rec_model is None:
                     try:
                         path = latin_model(self._rec_path, BUNDLED_REC.sha256, self.config.made_models)
                         head = self._load_head(path)
                     except ModelUnavailable as exc:
                         log.warning("Latin recognition head not used: %s", exc.detail)
+                if head is None:
+                    head = self._heads.get(FULL) or self._load_head(self._rec_path)
+                    self._heads[FULL] = head
                 self._heads[name] = head
             return self._heads[name]
+
+    @property
+    def charset(self) -> list[str]:
+        """The full model's classes in output order: the CTC blank, its characters, a space."""
+        return self.head(FULL).decoder.charset
 
     @property
     def providers(self) -> list[str]:
