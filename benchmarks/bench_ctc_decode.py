@@ -16,6 +16,7 @@ import argparse
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -80,8 +81,9 @@ def main() -> int:
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     stage = TextStage()
-    decoder = TimedDecoder(stage.engine._decoder)
-    stage.engine._decoder = decoder
+    full_head = stage.engine.head()  # the pages are analysed with no language: the full model
+    decoder = TimedDecoder(full_head.decoder)
+    stage.engine._heads["full"] = replace(full_head, decoder=decoder)
     full, greedy = [], []
     for image in _images(args.limit):
         f0, g0 = decoder.full, decoder.greedy_only

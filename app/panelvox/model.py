@@ -272,6 +272,9 @@ class PageAnalysis:
     stages: tuple[str, ...] = ()
     #: short plain sentences about problems met while analysing (spoken as notices)
     notices: tuple[str, ...] = field(default=())
+    #: the book's language (ISO 639-1, "en") when known (ComicInfo ``LanguageISO``): it picks
+    #: the text reader's recognition head and which script is foreign on the page
+    language: str | None = None
 
     # -- lookups ---------------------------------------------------------------
     def panel(self, panel_id: str) -> Panel | None:

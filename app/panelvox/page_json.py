@@ -42,6 +42,7 @@ def page_to_json(page: PageAnalysis) -> dict[str, Any]:
         "direction": page.direction.value,
         "stages": list(page.stages),
         "notices": list(page.notices),
+        **({"language": page.language} if page.language else {}),
         "panels": [
             {
                 "id": p.id,
@@ -162,6 +163,7 @@ def page_from_json(data: Mapping[str, Any]) -> PageAnalysis:
             speakers=tuple(speakers),
             stages=tuple(data.get("stages", ())),
             notices=tuple(data.get("notices", ())),
+            language=str(data["language"]) if data.get("language") else None,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SchemaError(

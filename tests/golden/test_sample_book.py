@@ -39,7 +39,13 @@ def _pages() -> tuple[PageAnalysis, ...]:
     book = open_book(SAMPLE)
     stages = default_stages()
     return tuple(
-        analyze_page(book.load_page_array(i), page=i + 1, direction=book.direction, stages=stages)
+        analyze_page(
+            book.load_page_array(i),
+            page=i + 1,
+            direction=book.direction,
+            stages=stages,
+            language=book.language,  # "en": read with the Latin head, as the reader does
+        )
         for i in range(book.page_count)
     )
 

@@ -30,7 +30,8 @@ from panelvox.names.labels import label_page
 from panelvox.names.listing import speaking_characters
 from panelvox.names.stores import LearnedNames, NameStore, character_key, character_look
 from panelvox.narration.describe import panel_facts
-from panelvox.narration.script import describe_here, speaker_label
+from panelvox.narration.overview import describe_here
+from panelvox.narration.script import speaker_label
 
 RED, BLUE = (200, 30, 30), (30, 60, 200)
 

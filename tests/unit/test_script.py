@@ -18,6 +18,7 @@ from panelvox.model import (
     SpeakerReason,
     TextLine,
 )
+from panelvox.narration.overview import describe_here, page_overview, where_am_i
 from panelvox.narration.prefs import (
     NarrationPrefs,
     ReadingUnit,
@@ -30,14 +31,11 @@ from panelvox.narration.prefs import (
 )
 from panelvox.narration.script import (
     Flag,
-    describe_here,
     group_by_unit,
-    page_overview,
     page_voices,
     script_page,
     text_confidence,
     to_request,
-    where_am_i,
     word_cued,
 )
 from panelvox.speech.backend import Capabilities, Priority, Voice

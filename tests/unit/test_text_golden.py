@@ -32,7 +32,9 @@ PAGES = {
 def test_cib_page_dialogue_is_read(shared_data: Path, page: str) -> None:
     gt = json.loads((shared_data / "cib" / "panels" / f"{page}.json").read_text(encoding="utf-8"))
     image = np.asarray(Image.open(shared_data / "cib" / "images" / gt["image"]).convert("RGB"))
-    out = analyze_page(image, page=1, direction=ReadingDirection.LTR, stages=(TextStage(), BalloonsStage()))
+    out = analyze_page(
+        image, page=1, direction=ReadingDirection.LTR, stages=(TextStage(), BalloonsStage()), language="en"
+    )
     assert not out.notices
     panels = [BBox.from_list(p["bbox"]) for p in gt["panels"]]
 

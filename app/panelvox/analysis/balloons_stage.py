@@ -428,7 +428,7 @@ class BalloonsStage:
                     language=language_of(script),
                 )
             )
-        told = tell_roles(out, main, float(h), words, self.lexicon)
+        told = tell_roles(out, main, float(h), words, self.lexicon, analysis.language)
         return replace(analysis, blocks=tuple(told), stages=(*analysis.stages, STAGE))
 
     @staticmethod

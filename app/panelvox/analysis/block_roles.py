@@ -5,7 +5,8 @@ Applied by the balloons stage to the blocks it built, before the order stage:
 
 - **Not lettering.** Marks the text reader finds in the art that are not meant to be read:
   a page number (digits outside the panels), a lone digit or speck in the art, foreign
-  script on a page lettered in another (the page's lines are at least 85 % one script), and
+  script on a page lettered in another (Japanese in a book whose ComicInfo gives a
+  Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced scribbles that are mostly no word. A number drawn on a thing in a panel
   ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said for them.
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
@@ -30,6 +31,7 @@ from panelvox.analysis.lettering import WordList, comic_lexicon, narration_words
 from panelvox.analysis.line_groups import thickness
 from panelvox.model import Balloon, BalloonKind, BBox, TextLine
 from panelvox.models.ctc_beam import Lexicon
+from panelvox.models.ocr_head import LATIN, head_for
 
 #: a title's letters are at least this many times the page's typical lettering
 TITLE_SIZE = 1.8
@@ -48,8 +50,13 @@ def _untraced(b: Balloon) -> bool:
     return b.polygon is None and b.tail is None
 
 
-def _foreign_languages(lines: Sequence[TextLine]) -> set[str]:
-    """The scripts foreign to a page lettered (almost) all in one, as block languages."""
+def _foreign_languages(lines: Sequence[TextLine], language: str | None = None) -> set[str]:
+    """The scripts foreign to the page, as block languages: Japanese in a book known (from
+    its ComicInfo) to be in a Latin-script language, else the script foreign to a page
+    lettered (almost) all in one. A Japanese book's Latin lettering is not foreign by its
+    language alone: "OK!" and sound effects are often lettered so in manga."""
+    if head_for(language) == LATIN:
+        return {"ja"}
     scripts = [ln.script for ln in lines]
     if len(scripts) < 5:
         return set()
@@ -96,13 +103,15 @@ def tell_roles(
     page_height: float,
     words: WordList,
     lexicon: Lexicon,
+    language: str | None = None,
 ) -> list[Balloon]:
     """``blocks`` without the marks that are not lettering, the title's blocks made one, and
-    untraced narration, sounds and cries given their kind (see the module docstring)."""
+    untraced narration, sounds and cries given their kind (see the module docstring);
+    ``language``: the book's, when known."""
     by_id = {ln.id: ln for ln in lines}
     main = [ln for ln in lines if not ln.ruby]
     typical = statistics.median(thickness(ln) for ln in main) if main else 0.0
-    foreign = _foreign_languages(main)
+    foreign = _foreign_languages(main, language)
 
     def read(b: Balloon) -> float:
         confs = [by_id[i].confidence for i in b.lines if i in by_id]

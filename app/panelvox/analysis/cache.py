@@ -25,6 +25,7 @@ from panelvox.analysis.pipeline import Stage, analyze_page
 from panelvox.errors import SchemaError
 from panelvox.jsonfile import read_regular, write_json_atomic
 from panelvox.model import Image, PageAnalysis, ReadingDirection
+from panelvox.models.ocr_head import head_for
 
 log = logging.getLogger(__name__)
 
@@ -142,11 +143,15 @@ class AnalysisCache:
         self.root = root
         self.fingerprint = fingerprint
 
-    def _path(self, book_hash: str, page: int, direction: ReadingDirection) -> Path:
-        return self.root / book_hash[:32] / self.fingerprint / f"{page:05d}-{direction.value}.json"
+    def _path(self, book_hash: str, page: int, direction: ReadingDirection, language: str | None) -> Path:
+        # the recognition head is in the key: a page read with one is never served for the other
+        name = f"{page:05d}-{direction.value}-{head_for(language)}.json"
+        return self.root / book_hash[:32] / self.fingerprint / name
 
-    def get(self, book_hash: str, page: int, direction: ReadingDirection) -> PageAnalysis | None:
-        path = self._path(book_hash, page, direction)
+    def get(
+        self, book_hash: str, page: int, direction: ReadingDirection, language: str | None = None
+    ) -> PageAnalysis | None:
+        path = self._path(book_hash, page, direction, language)
         try:
             analysis = PageAnalysis.from_json(json.loads(read_regular(path, MAX_ENTRY_BYTES).decode("utf-8")))
         except FileNotFoundError:
@@ -154,13 +159,17 @@ class AnalysisCache:
         except _DAMAGE as exc:
             log.warning("ignoring damaged cache entry %s: %r", path, exc)
             return None
-        if analysis.page != page or analysis.direction is not direction:
+        if (
+            analysis.page != page
+            or analysis.direction is not direction
+            or head_for(analysis.language) != head_for(language)
+        ):
             log.warning("ignoring cache entry %s: it holds page %d", path, analysis.page)
             return None
         return analysis
 
     def put(self, book_hash: str, analysis: PageAnalysis) -> None:
-        path = self._path(book_hash, analysis.page, analysis.direction)
+        path = self._path(book_hash, analysis.page, analysis.direction, analysis.language)
         try:
             # A cache entry lost in a power cut is recomputed: no fsync on this hot path.
             write_json_atomic(path, analysis.to_json(), indent=None, durable=False)
@@ -185,22 +194,32 @@ class PageAnalyzer:
         page: int,
         direction: ReadingDirection,
         load_image: Callable[[], Image],
+        language: str | None = None,
     ) -> PageAnalysis:
-        """The analysis of ``page`` (1-based); ``load_image`` runs only on a cache miss."""
+        """The analysis of ``page`` (1-based) of a book in ``language`` (ISO 639-1, None when
+        unknown); ``load_image`` runs only on a cache miss."""
         if self.cache is not None:
-            hit = self.cache.get(book_hash, page, direction)
+            hit = self.cache.get(book_hash, page, direction, language)
             if hit is not None:
                 return hit
-        analysis = analyze_page(load_image(), page=page, direction=direction, stages=self.stages)
+        analysis = analyze_page(
+            load_image(), page=page, direction=direction, stages=self.stages, language=language
+        )
         # A page whose stages failed is not cached: the failure may be transient.
         if self.cache is not None and not analysis.notices:
             self.cache.put(book_hash, analysis)
         return analysis
 
     def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
-        """The analysis of ``book``'s page ``page`` (1-based): what the page service asks for."""
+        """The analysis of ``book``'s page ``page`` (1-based): what the page service asks for
+        (the reader's worker, the commands, the exports and the eval all come here), in the
+        book's language."""
         return self.analyze(
-            book.content_hash, page, direction, functools.partial(book.load_page_array, page - 1)
+            book.content_hash,
+            page,
+            direction,
+            functools.partial(book.load_page_array, page - 1),
+            book.language,
         )
 
 
@@ -212,5 +231,8 @@ class PageImages(Protocol):
 
     @property
     def content_hash(self) -> str: ...
+
+    @property
+    def language(self) -> str | None: ...  # ISO 639-1 ("en"), None when unknown
 
     def load_page_array(self, index: int) -> Image: ...

@@ -34,9 +34,13 @@ class Stage(Protocol):
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis: ...
 
 
-def empty_analysis(image: Image, page: int, direction: ReadingDirection) -> PageAnalysis:
+def empty_analysis(
+    image: Image, page: int, direction: ReadingDirection, language: str | None = None
+) -> PageAnalysis:
     height, width = image.shape[:2]
-    return PageAnalysis(page=page, width=int(width), height=int(height), direction=direction)
+    return PageAnalysis(
+        page=page, width=int(width), height=int(height), direction=direction, language=language
+    )
 
 
 #: pages larger than this (pixels) are analysed scaled down to it, so that no page takes
@@ -74,8 +78,10 @@ def analyze_page(
     page: int,
     direction: ReadingDirection,
     stages: Sequence[Stage],
+    language: str | None = None,
 ) -> PageAnalysis:
-    """Run ``stages`` in order over one page.
+    """Run ``stages`` in order over one page of a book in ``language`` (ISO 639-1, None when
+    unknown: the stages read it from ``PageAnalysis.language``).
 
     A stage that fails does not end the page: its failure becomes a notice (a short
     sentence the reader will speak) and the later stages run on what is known so far. A
@@ -90,16 +96,18 @@ def analyze_page(
         size = (max(1, round(width * factor)), max(1, round(height * factor)))
         small = np.ascontiguousarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), dtype=np.uint8)
         log.info("page %d (%d x %d) analysed at %d x %d", page, width, height, *size)
-        result = _analyze(small, page, direction, stages)
+        result = _analyze(small, page, direction, stages, language)
         result = _rescaled(result, width / size[0], width, height)
         # Translators: said before a page whose picture is so large it was analysed at a smaller size.
         notice = _("This page is very large; it was analysed at a smaller size, so small text may be missed.")
         return replace(result, notices=(notice, *result.notices))
-    return _analyze(image, page, direction, stages)
+    return _analyze(image, page, direction, stages, language)
 
 
-def _analyze(image: Image, page: int, direction: ReadingDirection, stages: Sequence[Stage]) -> PageAnalysis:
-    analysis = empty_analysis(image, page, direction)
+def _analyze(
+    image: Image, page: int, direction: ReadingDirection, stages: Sequence[Stage], language: str | None
+) -> PageAnalysis:
+    analysis = empty_analysis(image, page, direction, language)
     for stage in stages:
         try:
             analysis = stage(image, analysis)

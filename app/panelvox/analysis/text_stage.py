@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -21,6 +22,7 @@ from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
+from panelvox.models.ocr_head import FULL, head_for
 from panelvox.models.text_boxes import axis_box
 
 DETECTOR = "rapidocr"
@@ -131,6 +133,11 @@ def is_dense_notice(text: str) -> bool:
     return False
 
 
+def announces_text(notices: Sequence[str]) -> bool:
+    """Whether a page's ``notices`` announce running text that was not read."""
+    return any(is_dense_notice(n) for n in notices)
+
+
 class TextStage:
     """Detects and recognises text lines; the engine is created on first use and reused."""
 
@@ -186,9 +193,10 @@ class TextStage:
             return self._lexicon
 
     def read_lines(
-        self, image: Image, *, dense: list[DenseText] | None = None
+        self, image: Image, *, dense: list[DenseText] | None = None, head: str = FULL
     ) -> list[tuple[Detection, Recognition, bool]]:
-        """Detect and recognise; returns (detection, recognition, vertical) per line kept.
+        """Detect and recognise with the recognition ``head`` (see :func:`head_for`); returns
+        (detection, recognition, vertical) per line kept.
 
         Running text is not read unless :attr:`read_dense`: its lines are left out and what
         was found is appended to ``dense`` when given."""
@@ -205,7 +213,7 @@ class TextStage:
         t1 = time.perf_counter()
         tall = [d.height >= engine.config.vertical_ratio * d.width for d in dets]
         recs = engine.recognize(
-            [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon
+            [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon, head
         )
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
         # where the column reading is not Japanese, try the box upright and keep the better.
@@ -216,7 +224,7 @@ class TextStage:
         ]
         if retry:
             upright = engine.recognize(
-                [crop_quad(image, dets[i].quad, vertical=False) for i in retry], lexicon
+                [crop_quad(image, dets[i].quad, vertical=False) for i in retry], lexicon, head
             )
             for i, r in zip(retry, upright, strict=True):
                 if r.score > recs[i].score:
@@ -227,7 +235,7 @@ class TextStage:
             image,
             list(zip(dets, recs, tall, strict=True)),
             lambda im: engine.detect(im, min_side=REREAD_MIN_SIDE),
-            lambda c: engine.recognize(c, lexicon),
+            lambda c: engine.recognize(c, lexicon, head),
             lexicon,
         )
         t2 = time.perf_counter()
@@ -242,7 +250,9 @@ class TextStage:
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         words = self.words
         dense: list[DenseText] = []
-        raw = self.read_lines(image, dense=dense)
+        # a book in a Latin-script language is read with the Latin head: no other script
+        # can come out of its art
+        raw = self.read_lines(image, dense=dense, head=head_for(analysis.language))
         h, w = image.shape[:2]
         scripts = [script_of(r.text) for _d, r, _v in raw]
         geoms = []

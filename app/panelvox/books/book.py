@@ -132,6 +132,11 @@ class Book:
         return len(self.pages)
 
     @property
+    def language(self) -> str | None:
+        """The book's language from its ComicInfo (``LanguageISO``, "en"); None when unknown."""
+        return self.metadata.language if self.metadata is not None else None
+
+    @property
     def cached_bytes(self) -> int:
         """Memory held by decoded pages in the cache (RGB bytes)."""
         with self._lock:

@@ -100,6 +100,11 @@ class ComicInfo:
     manga: Manga | None = None
     pages: tuple[ComicPageInfo, ...] = ()
 
+    @property
+    def language(self) -> str | None:
+        """The primary subtag of ``LanguageISO``, lower case ("en-US" -> "en"); None when absent."""
+        return (self.language_iso or "").strip().casefold().replace("_", "-").split("-")[0] or None
+
     def page_info(self, image_index: int) -> ComicPageInfo | None:
         for p in self.pages:
             if p.image == image_index:

@@ -64,7 +64,6 @@ def decide_direction(override: ReadingDirection | None, info: ComicInfo | None) 
     if info is not None:
         if info.manga is Manga.YES_AND_RIGHT_TO_LEFT:
             return DirectionDecision(ReadingDirection.RTL, DirectionSource.COMICINFO)
-        lang = (info.language_iso or "").strip().casefold().replace("_", "-").split("-")[0]
-        if lang in _RTL_LANGUAGES:
+        if info.language in _RTL_LANGUAGES:
             return DirectionDecision(ReadingDirection.RTL, DirectionSource.LANGUAGE)
     return DirectionDecision(ReadingDirection.LTR, DirectionSource.DEFAULT)

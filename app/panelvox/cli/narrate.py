@@ -17,8 +17,9 @@ from panelvox.export.page_audio import PageRenderer, heading, page_chapter_title
 from panelvox.export.transcript import transcript_lines
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
+from panelvox.narration.overview import page_overview
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind, Verbosity, load_prefs
-from panelvox.narration.script import Utterance, page_overview, page_voices, script_page, to_request
+from panelvox.narration.script import Utterance, page_voices, script_page, to_request
 from panelvox.pages.opening import open_book_pages
 from panelvox.speech.voices import VoiceManifest, load_manifest
 

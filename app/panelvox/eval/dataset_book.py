@@ -66,6 +66,11 @@ class DatasetBook:
     def page_count(self) -> int:
         return len(self.pages)
 
+    @property
+    def language(self) -> str | None:
+        """The dataset's language (its pages'), as a book's ComicInfo would give it."""
+        return self.pages[0].language if self.pages else None
+
     def load_page_array(self, index: int) -> Image:
         if self._last is None or self._last[0] != index:
             self._last = (index, load_page_image(self.pages[index]))

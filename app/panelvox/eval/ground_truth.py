@@ -138,6 +138,9 @@ class GTPage:
     narration: str | None = None
     script: GoldenScript | None = None
     book: str | None = None  # identities are compared within one book; its pages are read as one
+    #: the language of its lettering (ISO 639-1), given to the pipeline as a book's
+    #: ComicInfo ``LanguageISO`` would be; None: unknown
+    language: str | None = None
 
     def has(self, *facts: Fact) -> bool:
         return all(f in self.annotated for f in facts)

@@ -20,8 +20,9 @@ from PIL import Image as PILImage
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
 from panelvox.model import BBox, PageAnalysis, ReadingDirection
+from panelvox.narration.overview import page_overview
 from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue, UtteranceKind
-from panelvox.narration.script import Flag, Utterance, page_overview, script_page
+from panelvox.narration.script import Flag, Utterance, script_page
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,11 @@ from __future__ import annotations
 import importlib.util
 import logging
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -29,6 +31,7 @@ from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon
 from panelvox.models.db_boxes import DbBoxes
 from panelvox.models.device import Device
+from panelvox.models.ocr_head import FULL, HEADS, LATIN, latin_model
 from panelvox.models.ocr_quant import (
     PRECISIONS,
     QUANT_DET,
@@ -47,6 +50,9 @@ from panelvox.models.text_boxes import (
     dedupe,
     merge_fragments,
 )
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 __all__ = ["Detection", "OcrConfig", "OcrEngine", "Quad", "combine_passes", "dedupe", "merge_fragments"]
 
@@ -128,6 +134,15 @@ class StepTimes:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """A recognition session, its input's name and the decoder of its classes."""
+
+    session: InferenceSession
+    input: str
+    decoder: CtcDecoder
+
+
 def rapidocr_models_dir() -> Path:
     """The folder of the ONNX models inside the installed rapidocr package."""
     spec = importlib.util.find_spec("rapidocr")
@@ -192,19 +207,15 @@ class OcrEngine:
                 self.precision = "int8"
             except ModelUnavailable as exc:
                 log.warning("int8 text detector not used: %s", exc.detail)
-        optimized = (self.config.made_models or models_cache_dir()) / "optimized"
+        self._optimized = (self.config.made_models or models_cache_dir()) / "optimized"
         self._det = create_session(
-            det_path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
+            det_path, self.config.device, threads=threads, message=failed, optimized_dir=self._optimized
         )
-        self._rec = create_session(
-            rec_path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
-        )
-        meta = self._rec.get_modelmeta().custom_metadata_map
-        if "character" not in meta:
-            raise ModelUnavailable(failed, detail=f"{rec_path} carries no character list in its metadata")
-        #: the model's classes in output order: the CTC blank, its characters, a space
-        self.charset: list[str] = ["", *meta["character"].splitlines(), " "]
-        self._decoder = CtcDecoder(self.charset)
+        self._rec_path = rec_path
+        #: the recognition heads loaded so far: each on first use, so a process that reads
+        #: only English books never holds the full model's session, nor a Japanese one the Latin
+        self._heads: dict[str, _Head] = {}
+        self._heads_lock = threading.Lock()
         cfg = self.config
         self._post = DbBoxes(cfg.det_thresh, cfg.box_thresh, cfg.unclip_ratio, use_dilation=cfg.det_dilation)
         self._post_strict = [DbBoxes(t, cfg.box_thresh, cfg.unclip_ratio) for t in cfg.strict_thresh]
@@ -214,7 +225,6 @@ class OcrEngine:
             else None
         )
         self._det_input = self._det.get_inputs()[0].name
-        self._rec_input = self._rec.get_inputs()[0].name
 
     def _wants_int8(self) -> bool:
         """int8 for the bundled detector on the CPU; a GPU runs the fp32 model."""
@@ -226,6 +236,49 @@ class OcrEngine:
         import onnxruntime as ort
 
         return choose_providers(cfg.device, ort.get_available_providers())[0] == CPU
+
+    def _load_head(self, path: Path) -> _Head:
+        """A recognition session and the decoder of its classes (from the model's metadata)."""
+        # Translators: spoken when the text reader's model cannot be loaded.
+        failed = _("The text reader could not start, so text cannot be read.")
+        session = create_session(
+            path,
+            self.config.device,
+            threads=self.config.threads or None,
+            message=failed,
+            optimized_dir=self._optimized,
+        )
+        meta = session.get_modelmeta().custom_metadata_map
+        if "character" not in meta:
+            raise ModelUnavailable(failed, detail=f"{path} carries no character list in its metadata")
+        charset = ["", *meta["character"].splitlines(), " "]
+        return _Head(session, session.get_inputs()[0].name, CtcDecoder(charset))
+
+    def head(self, name: str = FULL) -> _Head:
+        """The recognition head ``name`` (:data:`~panelvox.models.ocr_head.HEADS`), loaded
+        on first use; the full model where the Latin head cannot be made (logged) or a model
+        other than the bundled one is configured."""
+        if name not in HEADS:
+            raise ValueError(f"head must be one of {HEADS}, not {name!r}")
+        with self._heads_lock:
+            if name not in self._heads:
+                head = None
+                if name == LATIN and self.config.rec_model is None:
+                    try:
+                        path = latin_model(self._rec_path, BUNDLED_REC.sha256, self.config.made_models)
+                        head = self._load_head(path)
+                    except ModelUnavailable as exc:
+                        log.warning("Latin recognition head not used: %s", exc.detail)
+                if head is None:
+                    head = self._heads.get(FULL) or self._load_head(self._rec_path)
+                    self._heads[FULL] = head
+                self._heads[name] = head
+            return self._heads[name]
+
+    @property
+    def charset(self) -> list[str]:
+        """The full model's classes in output order: the CTC blank, its characters, a space."""
+        return self.head(FULL).decoder.charset
 
     @property
     def providers(self) -> list[str]:
@@ -305,12 +358,16 @@ class OcrEngine:
         return out
 
     # -- recognition -------------------------------------------------------------
-    def recognize(self, crops: Sequence[Image], lexicon: Lexicon | None = None) -> list[Recognition]:
+    def recognize(
+        self, crops: Sequence[Image], lexicon: Lexicon | None = None, head: str = FULL
+    ) -> list[Recognition]:
         """Read each RGB crop as one horizontal line of text; with ``lexicon``, a line with a
-        token that is no word is decoded again by a word-aware beam search."""
+        token that is no word is decoded again by a word-aware beam search. ``head``: the
+        full model, or its Latin-script classes only (:mod:`panelvox.models.ocr_head`)."""
         if not crops:
             return []
         cfg = self.config
+        rec = self.head(head)
         out: list[Recognition] = [Recognition("", 0.0)] * len(crops)
         ratios = [c.shape[1] / max(1, c.shape[0]) for c in crops]
         order = sorted(range(len(crops)), key=lambda i: ratios[i])
@@ -325,12 +382,12 @@ class OcrEngine:
                 resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
                 batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
             # wide lines run a few at a time (same padded width, so the same readings): the
-            # model's output, a score per step for each of its 18,710 classes, is most of the
-            # memory a page costs
+            # full model's output, a score per step for each of its 18,710 classes, is most
+            # of the memory a page costs
             step = max(1, cfg.rec_max_columns // width)
             for part in range(0, len(idx), step):
-                preds = self._rec.run(None, {self._rec_input: batch[part : part + step]})[0]
+                preds = rec.session.run(None, {rec.input: batch[part : part + step]})[0]
                 for k, i in enumerate(idx[part : part + step]):
-                    text, score = self._decoder.decode(preds[k], lexicon)
+                    text, score = rec.decoder.decode(preds[k], lexicon)
                     out[i] = Recognition(text.strip(), score)
         return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -122,25 +123,43 @@ def int8_model(source: Path, quant: QuantizedModel, cache: Path | None = None) -
     be made or does not come out as pinned (another onnxruntime or onnx version)."""
     # Translators: logged and shown by the doctor when the faster text model cannot be made.
     failed = _("The faster text model could not be made; the full-precision one is used.")
-    target = (cache or models_cache_dir()) / quant.filename
-    if target.is_file() and model_sha256(target) == quant.sha256:
+
+    def make(src: Path, target: Path) -> None:
+        make_int8(src, calibration_path(quant.calibration), target)
+
+    return made_model(source, quant.source_sha256, quant.filename, quant.sha256, make, cache, failed)
+
+
+def made_model(
+    source: Path,
+    source_sha256: str,
+    filename: str,
+    sha256: str,
+    make: Callable[[Path, Path], None],
+    cache: Path | None,
+    failed: str,
+) -> Path:
+    """The model ``make`` derives from ``source`` (pinned as ``source_sha256``) as
+    ``filename`` in ``cache`` (None: :func:`models_cache_dir`): taken from there when its
+    sha256 is ``sha256``, else made now, written atomically and verified.
+    :class:`ModelUnavailable` (``failed``, and what differed) when it cannot be made as pinned."""
+    target = (cache or models_cache_dir()) / filename
+    if target.is_file() and model_sha256(target) == sha256:
         return target
-    if model_sha256(source) != quant.source_sha256:
-        raise ModelUnavailable(failed, detail=f"{source} is not the model {quant.filename} is made from")
+    if model_sha256(source) != source_sha256:
+        raise ModelUnavailable(failed, detail=f"{source} is not the model {filename} is made from")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".making-", suffix=".onnx")
     os.close(fd)
     tmp = Path(tmp_name)
     try:
         try:
-            make_int8(source, calibration_path(quant.calibration), tmp)
+            make(source, tmp)
         except (ImportError, OSError, ValueError, RuntimeError) as exc:
-            raise ModelUnavailable(failed, detail=f"quantizing {source}: {exc!r}") from exc
+            raise ModelUnavailable(failed, detail=f"making {filename} from {source}: {exc!r}") from exc
         got = sha256_of(tmp)
-        if got != quant.sha256:
-            raise ModelUnavailable(
-                failed, detail=f"{quant.filename} came out as sha256 {got}, not {quant.sha256}"
-            )
+        if got != sha256:
+            raise ModelUnavailable(failed, detail=f"{filename} came out as sha256 {got}, not {sha256}")
         os.replace(tmp, target)
         log.info("made %s", target)
         return target

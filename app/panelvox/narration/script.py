@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from panelvox.i18n import _, ngettext
+from panelvox.i18n import _
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -152,13 +152,10 @@ def script_page(
     return builder.build()
 
 
-def _announced_text(notices: Sequence[str]) -> bool:
-    """Whether the page's notices announce running text that was not read."""
-    if not notices:
-        return False
-    from panelvox.analysis.text_stage import is_dense_notice  # the OCR stack only when asked
+def _text_announced(notices: Sequence[str]) -> bool:
+    from panelvox.analysis.text_stage import announces_text  # the OCR stack only when asked
 
-    return any(is_dense_notice(n) for n in notices)
+    return bool(notices) and announces_text(notices)
 
 
 @dataclass
@@ -176,8 +173,8 @@ class _Builder:
         a, p = self.analysis, self.prefs
         for notice in a.notices:
             self.out.append(_notice(notice, priority=Priority.NEXT))
-        if not a.blocks and _announced_text(a.notices):
-            return self.out  # "A page of text, about 2,000 words." already said what is there
+        if not a.blocks and _text_announced(a.notices):
+            return self.out  # "A page of text, about 2,000 words." said what is there
         if not a.panels and not a.blocks:
             # Translators: spoken when nothing at all was found on a page.
             self.out.append(_notice(_("No panels or text were found on this page.")))
@@ -405,68 +402,6 @@ def group_by_unit(utterances: Sequence[Utterance], unit: ReadingUnit) -> list[li
     if current:
         groups.append(current)
     return groups
-
-
-def page_overview(analysis: PageAnalysis) -> str:
-    """ "Page 4: 6 panels, 11 balloons, 3 speakers: Steenie, the stranger, Dougal." """
-    parts = [ngettext("{n} panel", "{n} panels", len(analysis.panels)).format(n=len(analysis.panels))]
-    balloons = sum(b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT) for b in analysis.blocks)
-    parts.append(ngettext("{n} balloon", "{n} balloons", balloons).format(n=balloons))
-    captions = sum(b.kind is BalloonKind.CAPTION for b in analysis.blocks)
-    if captions:
-        parts.append(ngettext("{n} caption", "{n} captions", captions).format(n=captions))
-    sfx = sum(b.kind is BalloonKind.SFX for b in analysis.blocks)
-    if sfx:
-        parts.append(ngettext("{n} sound effect", "{n} sound effects", sfx).format(n=sfx))
-    # one person seen in two panels is two characters with one name: counted once
-    speakers = list(dict.fromkeys(speaker_labels(analysis).values()))
-    if speakers:
-        parts.append(
-            ngettext("{n} speaker", "{n} speakers", len(speakers)).format(n=len(speakers))
-            + ": "
-            + ", ".join(speakers)
-        )
-    # Translators: the page overview; {page} is the number, {parts} the counts.
-    return _("Page {page}: {parts}.").format(page=analysis.page, parts=", ".join(parts))
-
-
-def describe_here(analysis: PageAnalysis, panel_id: str | None = None) -> str:
-    """What is in a panel (or the page): "2 balloons, Steenie and Dougal speak." """
-    blocks = analysis.blocks_of(panel_id) if panel_id is not None else analysis.blocks_in_order()
-    if not blocks:
-        # Translators: "where am I" for a panel or page without lettering.
-        return _("No text here.")
-    who: list[str] = []
-    for b in blocks:
-        said = said_by(analysis, analysis.speaker_of(b.id))
-        if said is not None and said not in who:
-            who.append(said)
-    text = ngettext("{n} text block", "{n} text blocks", len(blocks)).format(n=len(blocks))
-    if len(who) == 1:
-        # Translators: who speaks in the current panel; {name} is one name.
-        text += "; " + _("{name} speaks").format(name=who[0])
-    elif who:
-        # Translators: who speaks in the current panel; {names} is a list of names.
-        text += "; " + _("{names} speak").format(names=", ".join(who))
-    return text + "."
-
-
-def where_am_i(
-    title: str,
-    page: int,
-    page_count: int,
-    panel: int | None = None,
-    panel_count: int | None = None,
-    here: str = "",
-) -> str:
-    """ "Bone, page 4 of 20, panel 2 of 6. 3 text blocks; Steenie speaks." """
-    # Translators: "where am I": the book title and page position.
-    out = _("{title}, page {page} of {count}").format(title=title, page=page, count=page_count)
-    if panel is not None and panel_count:
-        # Translators: "where am I": the panel position, appended after the page.
-        out += ", " + _("panel {panel} of {count}").format(panel=panel, count=panel_count)
-    out += "."
-    return f"{out} {here}".strip()
 
 
 def page_voices(

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from panelvox.i18n import _
 from panelvox.model import BBox, PageAnalysis
+from panelvox.narration.overview import page_overview
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit
-from panelvox.narration.script import Utterance, group_by_unit, page_overview, script_page
+from panelvox.narration.script import Utterance, group_by_unit, script_page
 from panelvox.reader.position import page_number
 
 

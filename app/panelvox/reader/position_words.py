@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from panelvox.books import Book
 from panelvox.i18n import _
-from panelvox.narration.script import Utterance, describe_here, page_overview, where_am_i
+from panelvox.narration.overview import describe_here, page_overview, where_am_i
+from panelvox.narration.script import Utterance
 from panelvox.reader.listener import message
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.page_results import Here, PageResults

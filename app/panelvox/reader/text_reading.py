@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 
 def announces_text(analysis: PageAnalysis) -> bool:
     """Whether the page was announced as holding running text it did not read."""
-    from panelvox.analysis.text_stage import is_dense_notice
+    from panelvox.analysis.text_stage import announces_text as said
 
-    return any(is_dense_notice(n) for n in analysis.notices)
+    return said(analysis.notices)
 
 
 def offer_reading(analysis: PageAnalysis) -> PageAnalysis:

@@ -68,6 +68,7 @@ def load_cib(root: Path, name: str = "cib") -> Dataset:
                 # a story (the page id without its page number) is one book: its
                 # characters and names run through its pages
                 book=str(entry["page"]).rpartition("_")[0],
+                language="en",  # American comics of the 1940s and 50s
             )
         )
     return Dataset(name=name, root=root, pages=tuple(pages))

@@ -57,6 +57,7 @@ def load_comic_ocr(root: Path, name: str = "comic-ocr") -> Dataset:
                 texts=tuple(texts),
                 text_level=TextLevel.LINE,
                 book=path.stem,
+                language="en",
             )
         )
     return Dataset(name=name, root=root, pages=tuple(pages))

@@ -160,6 +160,7 @@ def load_iabc_page(svg: Path, dataset: str = "iabc") -> GTPage:
         text_level=TextLevel.BLOCK,
         characters=tuple(characters),
         book=book,
+        language="en",  # American comics of the 1950s
     )
 
 

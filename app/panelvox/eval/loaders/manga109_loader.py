@@ -119,6 +119,7 @@ def load_manga109_book(root: Path, xml_path: Path, book: str, dataset: str = "ma
                 characters=tuple(bodies),
                 faces=tuple(faces),
                 book=book,
+                language="ja",
             )
         )
     return out

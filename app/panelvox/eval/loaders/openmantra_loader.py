@@ -52,6 +52,7 @@ def load_openmantra(root: Path, name: str = "openmantra") -> Dataset:
                     texts=texts,
                     text_level=TextLevel.BLOCK,
                     book=title,
+                    language="ja",
                 )
             )
     return Dataset(name=name, root=root, pages=tuple(pages))
