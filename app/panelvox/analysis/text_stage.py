@@ -16,7 +16,7 @@ import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.tilted_text import reread_slanted
+from panelvox.analysis.tilted_text import reread_merged, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
@@ -219,6 +219,8 @@ class TextStage:
             lambda c: engine.recognize(c, lexicon),
             lexicon,
         )
+        # lines set so close that the detector ran them into one box are found apart
+        lines = reread_merged(image, lines, engine.detect, lambda c: engine.recognize(c, lexicon), lexicon)
         t2 = time.perf_counter()
         times.det += t1 - t0
         times.rec += t2 - t1

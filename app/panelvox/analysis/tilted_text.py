@@ -115,6 +115,53 @@ def reread_slanted(
     return lines
 
 
+#: a horizontal box this many times as thick as the page's median line may hold two lines
+MERGED_THICKNESS = 1.7
+
+
+def reread_merged(
+    image: Image, lines: list[Line], detect: Detect, read: Read, is_word: Callable[[str], bool]
+) -> list[Line]:
+    """``lines`` with each box that holds two or more lines of lettering run together
+    detected and read again on its own, where that reading holds more letters of words.
+
+    Lines set close together (tight leading) can come out of the page's detection as one
+    box, read as a garble ("IHANEWTETOCONT" for three lines). A candidate is a horizontal
+    box at least :data:`MERGED_THICKNESS` times as thick as the page's median line, whose
+    reading is less than half letters of words; detected alone (at the detector's scale
+    for a small image, so larger) its lines come apart.
+    """
+    flat = [d.height for d, _r, v in lines if not v and d.width > d.height]
+    if len(flat) < 3:
+        return lines
+    median = float(np.median(flat))
+    h, w = image.shape[:2]
+    out: list[Line] = []
+    for d, r, v in lines:
+        letters = sum(c.isalpha() for c in r.text)
+        if (
+            v
+            or d.width <= d.height
+            or d.height < MERGED_THICKNESS * median
+            or 2 * _word_letters([r], is_word) >= letters
+        ):
+            out.append((d, r, v))
+            continue
+        x0, y0, x1, y1 = _box(d)
+        m = 0.25 * median
+        region = (max(0.0, x0 - m), max(0.0, y0 - m), min(float(w), x1 + m), min(float(h), y1 + m))
+        found = _upright(image, region, 0.0, detect, read)
+        if (
+            found is None
+            or len(found) < 2
+            or _word_letters([fr for _d, fr in found], is_word) <= _word_letters([r], is_word)
+        ):
+            out.append((d, r, v))
+            continue
+        out.extend((fd, fr, False) for fd, fr in found)
+    return out
+
+
 def _upright(
     image: Image,
     region: tuple[float, float, float, float],
