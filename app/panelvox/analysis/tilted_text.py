@@ -129,36 +129,39 @@ def reread_merged(
     box, read as a garble ("IHANEWTETOCONT" for three lines). A candidate is a horizontal
     box at least :data:`MERGED_THICKNESS` times as thick as the page's median line, whose
     reading is less than half letters of words; detected alone (at the detector's scale
-    for a small image, so larger) its lines come apart.
+    for a small image, so larger) its lines come apart. A line of the page pass that one of
+    the new lines covers (60 % of its box) was read twice and is dropped.
     """
     flat = [d.height for d, _r, v in lines if not v and d.width > d.height]
     if len(flat) < 3:
         return lines
     median = float(np.median(flat))
     h, w = image.shape[:2]
-    out: list[Line] = []
-    for d, r, v in lines:
+    found_at: dict[int, list[tuple[Detection, Recognition]]] = {}
+    for k, (d, r, v) in enumerate(lines):
         letters = sum(c.isalpha() for c in r.text)
-        if (
-            v
-            or d.width <= d.height
-            or d.height < MERGED_THICKNESS * median
-            or 2 * _word_letters([r], is_word) >= letters
-        ):
-            out.append((d, r, v))
+        if v or d.width <= d.height or d.height < MERGED_THICKNESS * median:
+            continue
+        if 2 * _word_letters([r], is_word) >= letters:
             continue
         x0, y0, x1, y1 = _box(d)
         m = 0.25 * median
         region = (max(0.0, x0 - m), max(0.0, y0 - m), min(float(w), x1 + m), min(float(h), y1 + m))
         found = _upright(image, region, 0.0, detect, read)
-        if (
-            found is None
-            or len(found) < 2
-            or _word_letters([fr for _d, fr in found], is_word) <= _word_letters([r], is_word)
-        ):
-            out.append((d, r, v))
+        if found is None or len(found) < 2:
             continue
-        out.extend((fd, fr, False) for fd, fr in found)
+        if _word_letters([fr for _d, fr in found], is_word) > _word_letters([r], is_word):
+            found_at[k] = found
+    if not found_at:
+        return lines
+    # a line of the page pass that one of the new lines covers is that line read twice
+    new_boxes = [_box(fd) for found in found_at.values() for fd, _fr in found]
+    out: list[Line] = []
+    for k, (d, r, v) in enumerate(lines):
+        if k in found_at:
+            out.extend((fd, fr, False) for fd, fr in found_at[k])
+        elif not any(_overlap(_box(d), b) >= 0.6 for b in new_boxes):
+            out.append((d, r, v))
     return out
 
 
