@@ -1,4 +1,5 @@
-"""Lettering set at a slant (a tilted caption), found again upright.
+"""Lettering the page's detection garbled, found again on its own: lines set at a slant (a
+tilted caption) turned upright, and lines set so close that they came out as one box.
 
 The text detector separates horizontal lines set close together, but lines at a slant of
 more than a few degrees run into each other in its probability map: the page's pass finds
@@ -6,7 +7,9 @@ some lines whole, others cut in pieces, others merged two into one box, and some
 all. Where several slanted lines lie together, their region is cut out, turned so the
 lines are horizontal, and detected and read again (at the detector's scale for a small
 image, so larger too); the lines found there replace the page pass's lines they cover
-when together they hold more letters of words than the page pass read there.
+when together they hold more letters of words than the page pass read there. Upright
+lines with tight leading can also run together into one box, read as a garble: such a box
+is detected again alone (:func:`reread_merged`).
 """
 
 from __future__ import annotations
