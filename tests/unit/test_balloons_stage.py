@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw
 
 from panelvox.analysis.balloons_stage import BalloonsStage
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.line_groups import cluster_lines, reading_order, split_at_gaps
+from panelvox.analysis.line_groups import cluster_lines, reading_order
 from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection, TextLine
 
 W, H = 800, 600
@@ -306,15 +306,3 @@ def test_lettering_of_another_size_inside_a_balloon_is_not_joined_to_it() -> Non
     # twice the balloon's lettering: a sound drawn over it, not one of its lines
     out = _balloon_with_a_solid_line((270, 180, 380, 235))
     assert "THERE" in [b.text for b in out.blocks]
-
-
-def test_two_balloons_joined_by_their_outlines_are_cut_apart() -> None:
-    # one speaker's two balloons joined by a neck (one traced region): the second's lettering
-    # starts a line and a half below the first's last line, at the same leading
-    rows = [(80, 102), (104, 126), (128, 150), (180, 202), (204, 226)]
-    lines = [_line(i, (230, y0, 370, y1), "X") for i, (y0, y1) in enumerate(rows)]
-    assert cluster_lines(lines, gap=1.6, size_ratio=3.0) == [lines]  # one group by distance
-    assert split_at_gaps(lines) == [lines[:3], lines[3:]]
-    # lettering set loosely but evenly in one balloon stays whole
-    even = [_line(i, (230, y, 370, y + 22), "X") for i, y in enumerate((100, 150, 200))]
-    assert split_at_gaps(even) == [even]

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_groups import cluster_lines, join_outline, reading_order, split_at_gaps, thickness
+from panelvox.analysis.line_groups import cluster_lines, join_outline, reading_order, thickness
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
     Balloon,
@@ -396,9 +396,7 @@ class BalloonsStage:
                     kind, conf = self._free_kind(cluster, typical, params)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
-            clusters = [
-                c for cl in cluster_lines(members, gap=1.6, size_ratio=3.0) for c in split_at_gaps(cl)
-            ]
+            clusters = cluster_lines(members, gap=1.6, size_ratio=3.0)
             # several blocks share one region (balloons joined by their outlines): the
             # tail belongs to the block nearest its tip, the outline to none of them
             nearest = _nearest_cluster(clusters, shape.tail) if len(clusters) > 1 else 0

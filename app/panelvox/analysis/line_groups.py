@@ -70,31 +70,6 @@ def cluster_lines(
     return list(groups.values())
 
 
-def split_at_gaps(lines: list[TextLine], gap: float = 0.9, jump: float = 0.6) -> list[list[TextLine]]:
-    """Stacked horizontal lines cut where one row is far below the last: two balloons joined
-    by their outlines (one speaker's two balloons), lettered at the same leading.
-
-    A cut needs a gap of more than ``gap`` line thicknesses that also exceeds the block's
-    median gap between rows by ``jump`` thicknesses: lettering set loosely but evenly in one
-    balloon stays whole."""
-    if len(lines) < 2 or any(ln.vertical for ln in lines):
-        return [lines]
-    ordered = sorted(lines, key=lambda ln: ln.bbox.y0)
-    t = statistics.median(thickness(ln) for ln in lines)
-    gaps, bottom = [], ordered[0].bbox.y1
-    for ln in ordered[1:]:
-        gaps.append(ln.bbox.y0 - bottom)
-        bottom = max(bottom, ln.bbox.y1)
-    usual = statistics.median(gaps)
-    out = [[ordered[0]]]
-    for ln, g in zip(ordered[1:], gaps, strict=True):
-        if g > gap * t and g > usual + jump * t:
-            out.append([ln])
-        else:
-            out[-1].append(ln)
-    return out
-
-
 def inside_outline(region: npt.NDArray[np.uint8], box: BBox) -> float:
     """The share of ``box`` inside the outer outline of ``region`` (1 inside; the holes its
     letters make filled)."""
