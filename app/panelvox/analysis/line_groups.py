@@ -11,11 +11,7 @@ import math
 import statistics
 from collections.abc import Sequence
 
-import cv2
-import numpy as np
-import numpy.typing as npt
-
-from panelvox.model import BBox, TextLine
+from panelvox.model import TextLine
 
 
 def thickness(line: TextLine) -> float:
@@ -68,39 +64,6 @@ def cluster_lines(
     for i in range(n):
         groups.setdefault(find(i), []).append(lines[i])
     return list(groups.values())
-
-
-def inside_outline(region: npt.NDArray[np.uint8], box: BBox) -> float:
-    """The share of ``box`` inside the outer outline of ``region`` (1 inside; the holes its
-    letters make filled)."""
-    ys, xs = np.nonzero(region)
-    if len(xs) == 0:
-        return 0.0
-    x0, y0 = int(xs.min()), int(ys.min())
-    crop = np.ascontiguousarray(region[y0 : int(ys.max()) + 1, x0 : int(xs.max()) + 1])
-    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return 0.0
-    filled = np.zeros_like(crop)
-    cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
-    bx0, by0 = max(0, int(box.x0) - x0), max(0, int(box.y0) - y0)
-    bx1, by1 = math.ceil(box.x1) - x0, math.ceil(box.y1) - y0
-    inside = float(filled[by0:by1, bx0:bx1].sum()) if bx1 > bx0 and by1 > by0 else 0.0
-    return inside / max(1.0, box.area)
-
-
-def join_outline(line: TextLine, traced: Sequence[tuple[npt.NDArray[np.uint8], list[TextLine]]]) -> bool:
-    """Add ``line`` to the lines of the traced balloon (its inside ``region``, its lines) that
-    holds at least 80 % of its box, when its letters are of that balloon's size (within 35 %);
-    True when it was added. A line none of whose seeds found the balloon's inside (bold
-    letters that touch) is still one of its lines; a sound drawn over a balloon is not."""
-    t = thickness(line)
-    for region, members in traced:
-        size = statistics.median(thickness(ln) for ln in members)
-        if size / 1.35 <= t <= 1.35 * size and inside_outline(region, line.bbox) >= 0.8:
-            members.append(line)
-            return True
-    return False
 
 
 def _slope(line: TextLine) -> float | None:
