@@ -12,7 +12,8 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   story on ("LATER...", "MEANWHILE", "THE END": the comics lexicon's narration words) is a
   caption; made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a
   sound effect; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a
-  cry, said as speech.
+  cry, said as speech. Display lettering made only of sounds ("BOP!") is a sound effect
+  even where an outline was traced round it (a balloon is lettered at the dialogue's size).
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
   page, outside any balloon, that holds a word of the English word list that is no word of
   the comics lexicon, and is no cry ("!"): the story's title. Its blocks become one
