@@ -269,3 +269,16 @@ def test_stacked_lines_whose_loose_outlines_overlap_are_two_rows() -> None:
         "GO OVER TO",
         "THE ROAD AND",
     ]
+
+
+def test_display_lettering_of_sounds_is_a_sound_effect_even_inside_a_traced_outline() -> None:
+    # speech lines are 20 px thick; "BOP!" is 60 px (the art round it traced as an outline),
+    # "WOOF!" is lettered at the dialogue's size in a dog's balloon: a line of speech
+    traced = {"polygon": (Point(1, 1),) * 3}
+    lines = [*speech_lines(6), line(1, (500, 700, 640, 760), "BOP!"), line(2, (500, 900, 580, 922), "WOOF!")]
+    blocks = [
+        block(1, BalloonKind.SPEECH, (480, 680, 660, 780), "BOP!", panel="p1", **traced),
+        block(2, BalloonKind.SPEECH, (480, 880, 600, 940), "WOOF!", panel="p1", **traced),
+    ]
+    kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
+    assert kinds == [BalloonKind.SFX, BalloonKind.SPEECH]

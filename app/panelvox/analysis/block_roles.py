@@ -13,7 +13,8 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   story on ("LATER...", "MEANWHILE", "THE END": the comics lexicon's narration words) is a
   caption; made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a
   sound effect; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a
-  cry, said as speech.
+  cry, said as speech. Display lettering made only of sounds ("BOP!") is a sound effect
+  even where an outline was traced round it (a balloon is lettered at the dialogue's size).
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
   page, outside any balloon, that holds a word of the English word list that is no word of
   the comics lexicon, and is no cry ("!"): the story's title. Its blocks become one
@@ -119,13 +120,16 @@ def tell_roles(
 
     kept = [b for b in blocks if not is_not_lettering(b, read(b), lexicon, foreign)]
     titles = []
+    large: set[str] = set()  # blocks of display lettering
     for b in kept:
         members = [by_id[i] for i in b.lines if i in by_id]
         height = statistics.median(thickness(ln) for ln in members) if members else 0.0
+        if typical and height >= TITLE_SIZE * typical:
+            large.add(b.id)
         if typical and _title_like(b, height, typical, page_height, words):
             titles.append(b)
     if not titles:
-        return [_sound_or_cry(b, lexicon) for b in kept]
+        return [_sound_or_cry(b, lexicon, b.id in large) for b in kept]
     titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
     box: BBox = titles[0].bbox
     for b in titles[1:]:
@@ -140,7 +144,7 @@ def tell_roles(
         title=True,
     )
     rest = [b for b in kept if all(b is not t for t in titles[1:])]
-    return [title if b is titles[0] else _sound_or_cry(b, lexicon) for b in rest]
+    return [title if b is titles[0] else _sound_or_cry(b, lexicon, b.id in large) for b in rest]
 
 
 def _is_sound(token: str) -> bool:
@@ -157,15 +161,22 @@ def _opens_narration(text: str, tokens: list[str]) -> bool:
     return bool(words) and words[0] in narration_words() and not ({"!", "?"} & set(text))
 
 
-def _sound_or_cry(block: Balloon, lexicon: Lexicon) -> Balloon:
+def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Balloon:
     """Untraced lettering that opens with a word that moves the story on is narration;
     lettering that is all sounds ("CRASH! BANG!") is a sound effect, whatever its size;
     large lettering with no sound in it but a word ("OUCH!", "TIMBER!") is a cry: speech
-    whose balloon was not traced (a misread that holds no word stays a sound effect)."""
-    if not _untraced(block) or block.language == "ja":
+    whose balloon was not traced (a misread that holds no word stays a sound effect).
+    ``large``: display lettering (:data:`TITLE_SIZE` times the page's typical); made only
+    of sounds it is a sound effect even where an outline was traced round it (the art
+    round a "BOP!" or a burst), as a balloon's lettering is of the dialogue's size."""
+    if block.language == "ja":
         return block
     tokens = [t for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
     if not tokens:
+        return block
+    if not _untraced(block):
+        if large and block.kind is BalloonKind.SPEECH and all(_is_sound(t.strip("'’")) for t in tokens):
+            return replace(block, kind=BalloonKind.SFX)
         return block
     if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER) and _opens_narration(block.text, tokens):
         return replace(block, kind=BalloonKind.CAPTION)

@@ -18,7 +18,7 @@ import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_slanted
+from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_merged, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
 from panelvox.models.ocr import Detection, OcrConfig, OcrEngine, Recognition, StepTimes, crop_quad
@@ -237,6 +237,10 @@ class TextStage:
             lambda im: engine.detect(im, min_side=REREAD_MIN_SIDE),
             lambda c: engine.recognize(c, lexicon, head),
             lexicon,
+        )
+        # lines set so close that the detector ran them into one box are found apart
+        lines = reread_merged(
+            image, lines, engine.detect, lambda c: engine.recognize(c, lexicon, head), lexicon
         )
         t2 = time.perf_counter()
         times.det += t1 - t0

@@ -1,4 +1,5 @@
-"""Lettering set at a slant (a tilted caption), found again upright.
+"""Lettering the page's detection garbled, found again on its own: lines set at a slant (a
+tilted caption) turned upright, and lines set so close that they came out as one box.
 
 The text detector separates horizontal lines set close together, but lines at a slant of
 more than a few degrees run into each other in its probability map: the page's pass finds
@@ -6,7 +7,9 @@ some lines whole, others cut in pieces, others merged two into one box, and some
 all. Where several slanted lines lie together, their region is cut out, turned so the
 lines are horizontal, and detected and read again (enlarged to at least
 :data:`REREAD_MIN_SIDE`); the lines found there replace the page pass's lines they cover
-when together they hold more letters of words than the page pass read there.
+when together they hold more letters of words than the page pass read there. Upright
+lines with tight leading can also run together into one box, read as a garble: such a box
+is detected again alone (:func:`reread_merged`).
 """
 
 from __future__ import annotations
@@ -120,6 +123,56 @@ def reread_slanted(
         lines = [ln for i, ln in enumerate(lines) if i not in old] + [(d, r, False) for d, r in found]
         dets = [d for d, _, _ in lines]
     return lines
+
+
+#: a horizontal box this many times as thick as the page's median line may hold two lines
+MERGED_THICKNESS = 1.7
+
+
+def reread_merged(
+    image: Image, lines: list[Line], detect: Detect, read: Read, is_word: Callable[[str], bool]
+) -> list[Line]:
+    """``lines`` with each box that holds two or more lines of lettering run together
+    detected and read again on its own, where that reading holds more letters of words.
+
+    Lines set close together (tight leading) can come out of the page's detection as one
+    box, read as a garble ("IHANEWTETOCONT" for three lines). A candidate is a horizontal
+    box at least :data:`MERGED_THICKNESS` times as thick as the page's median line, whose
+    reading is less than half letters of words; detected alone (at the detector's scale
+    for a small image, so larger) its lines come apart. A line of the page pass that one of
+    the new lines covers (60 % of its box) was read twice and is dropped.
+    """
+    flat = [d.height for d, _r, v in lines if not v and d.width > d.height]
+    if len(flat) < 3:
+        return lines
+    median = float(np.median(flat))
+    h, w = image.shape[:2]
+    found_at: dict[int, list[tuple[Detection, Recognition]]] = {}
+    for k, (d, r, v) in enumerate(lines):
+        letters = sum(c.isalpha() for c in r.text)
+        if v or d.width <= d.height or d.height < MERGED_THICKNESS * median:
+            continue
+        if 2 * _word_letters([r], is_word) >= letters:
+            continue
+        x0, y0, x1, y1 = _box(d)
+        m = 0.25 * median
+        region = (max(0.0, x0 - m), max(0.0, y0 - m), min(float(w), x1 + m), min(float(h), y1 + m))
+        found = _upright(image, region, 0.0, detect, read)
+        if found is None or len(found) < 2:
+            continue
+        if _word_letters([fr for _d, fr in found], is_word) > _word_letters([r], is_word):
+            found_at[k] = found
+    if not found_at:
+        return lines
+    # a line of the page pass that one of the new lines covers is that line read twice
+    new_boxes = [_box(fd) for found in found_at.values() for fd, _fr in found]
+    out: list[Line] = []
+    for k, (d, r, v) in enumerate(lines):
+        if k in found_at:
+            out.extend((fd, fr, False) for fd, fr in found_at[k])
+        elif not any(_overlap(_box(d), b) >= 0.6 for b in new_boxes):
+            out.append((d, r, v))
+    return out
 
 
 def _upright(
