@@ -38,8 +38,7 @@ SECTION = "## Speed and memory (issue 18)"
 sys.path.insert(0, str(REPO / "tests" / "unit"))
 
 NOTES = """\
-Not reached: the ratio to RapidOCR's bare call (≤ 0.50), the absolute median/p90 and the cold
-start. What changed this round, and what each choice measured:
+What changed this round, and what each choice measured:
 - **int8 detector, not the default.** Static QDQ (per-channel int8 convolution weights, uint8
   activations, convolutions only, opset 13), ranges from the sample books and rendered text
   pages (`scripts/make_ocr_calibration.py`), made on first use and pinned by sha256
@@ -304,6 +303,21 @@ def main() -> int:
         f"| peak RSS of a process that only analyses (the 8 largest pages, then the dense page) | **{rss:.0f} MB** | ≤ 700 MB |",
         f"| cold `panelvox narrate assets/sample.cbz --page 1 --text` (process, models, analysis), median of {len(cold)} | **{statistics.median(cold):.2f} s** | ≤ 2.5 s |",
     ]
+    unmet = [
+        name
+        for name, missed in (
+            ("the ratio to RapidOCR's bare call (≤ 0.50)", statistics.median(ratios) > 0.5),
+            ("the cib median (≤ 1.0 s)", statistics.median(cib_s) > 1.0),
+            ("the cib p90 (≤ 2.0 s)", p90(cib_s) > 2.0),
+            ("no page over 10 s", max(pv_s) > 10),
+            ("the page of text (≤ 4 s)", dense_s > 4),
+            ("peak RSS (≤ 700 MB)", rss > 700),
+            ("the cold start (≤ 2.5 s)", statistics.median(cold) > 2.5),
+        )
+        if missed
+    ]
+    verdict = f"Not reached: {', '.join(unmet)}." if unmet else "Every target above is reached."
+    quiet = load_start < 1.0  # the benchmark itself keeps both cores busy
     today = datetime.date.today().isoformat()
     machine = f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores, CPU only (no GPU lent to this task)"
     section = "\n".join(
@@ -312,11 +326,14 @@ def main() -> int:
             "",
             f"Measured {today} on {machine} by `benchmarks/bench_speed.py{' --limit ' + str(args.limit) if args.limit else ''}`;",
             f"text detector **{precision}**. Load average {load_start:.1f} at the start and {load_end:.1f} at the end, on 2 cores",
-            "(other jobs ran too: absolute times are inflated, the interleaved ratio much less).",
+            "(a quiet machine)."
+            if quiet
+            else "(other jobs ran too: absolute times are inflated, the interleaved ratio much less).",
             f"This process (RapidOCR and Panelvox together) peaked at {self_rss:.0f} MB.",
             "",
             *rows,
             "",
+            verdict,
             NOTES.rstrip("\n"),
             "",
         ]

@@ -5,7 +5,7 @@ keeps the two apart; foreign script in a book of known language is not said."""
 from __future__ import annotations
 
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +23,15 @@ from panelvox.errors import DatasetError, ModelUnavailable
 from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, ReadingDirection, TextLine
 from panelvox.models import ocr_head
 from panelvox.models.ocr import BUNDLED_REC, OcrConfig, OcrEngine, crop_quad, rapidocr_models_dir
-from panelvox.models.ocr_head import FULL, LATIN, LATIN_FILENAME, LATIN_SHA256, head_for, latin_model
+from panelvox.models.ocr_head import (
+    FULL,
+    LATIN,
+    LATIN_FILENAME,
+    LATIN_SHA256,
+    LATIN_UNDETERMINED,
+    head_for,
+    latin_model,
+)
 
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 LTR = ReadingDirection.LTR
@@ -175,6 +183,44 @@ def test_the_analyzer_gives_the_pages_the_books_language(tmp_path: Path) -> None
     assert seen == ["de", None]
     again = PageAnalysis.from_json(PageAnalysis(1, 10, 10, LTR, language="de").to_json())
     assert again.language == "de"
+
+
+def test_a_book_that_names_no_language_is_read_latin_once_a_page_shows_latin_lettering(
+    tmp_path: Path,
+) -> None:
+    seen: list[str | None] = []
+    lettering = {
+        "a" * 64: ["TOO SHORT"] + ["HI!"] * 2,  # page 1: too little lettering to tell
+        "b" * 64: ["WELL, I'LL BE DOGGONED! IF IT ISN'T MY OLD PAL FROM THE SEA HAWK!"] * 3
+        + ["前見"],  # a stray misreading into another script does not count against it
+        "d" * 64: ["なんだって！？ そんなことがあるものか、このばかものめ！"] * 3 + ["OK!"],
+    }
+
+    class Stage:
+        name = "text"
+
+        def __call__(self, image: np.ndarray, analysis: PageAnalysis) -> PageAnalysis:
+            seen.append(analysis.language)
+            texts = lettering[book.content_hash] if analysis.page == 1 else ["MORE"]
+            blocks = tuple(
+                Balloon(f"b{k}", BalloonKind.SPEECH, BBox(0, 0, 10, 10), t, 0.9, "t")
+                for k, t in enumerate(texts)
+            )
+            return replace(analysis, blocks=blocks)
+
+    analyzer = PageAnalyzer([Stage()], AnalysisCache(tmp_path, "v1"))
+    for content in ("a" * 64, "b" * 64, "d" * 64):
+        book = _Book(None, content_hash=content)
+        seen.clear()
+        first, second = (analyzer.analyze_page(book, n, LTR) for n in (1, 2))
+        assert first.language is None and seen[0] is None  # read with the full model first
+        if content == "b" * 64:  # Latin lettering: the Latin head from the next page on
+            assert second.language == LATIN_UNDETERMINED and head_for(second.language) == LATIN
+        else:  # too little to tell, or Japanese: the full model stays
+            assert second.language is None
+    # a book that names its language is read in it, whatever its pages show
+    assert analyzer.analyze_page(_Book("ja", content_hash="b" * 64), 3, LTR).language == "ja"
+    assert head_for("und-Latn") == LATIN and head_for("und-Jpan") == FULL and head_for("sr-Latn") == LATIN
 
 
 def test_foreign_script_in_a_book_of_known_language_is_not_said() -> None:

@@ -25,7 +25,7 @@ from panelvox.analysis.pipeline import Stage, analyze_page
 from panelvox.errors import SchemaError
 from panelvox.jsonfile import read_regular, write_json_atomic
 from panelvox.model import Image, PageAnalysis, ReadingDirection
-from panelvox.models.ocr_head import head_for
+from panelvox.models.ocr_head import LATIN_UNDETERMINED, head_for, latin_lettered
 
 log = logging.getLogger(__name__)
 
@@ -213,14 +213,25 @@ class PageAnalyzer:
     def analyze_page(self, book: PageImages, page: int, direction: ReadingDirection) -> PageAnalysis:
         """The analysis of ``book``'s page ``page`` (1-based): what the page service asks for
         (the reader's worker, the commands, the exports and the eval all come here), in the
-        book's language."""
-        return self.analyze(
+        book's language. A book that names none is read with the full recognition model
+        until a page of it shows Latin lettering, then as Latin-script ("und-Latn") for the
+        rest of this process: the Latin head is faster and reads no other script."""
+        language = book.language or _LEARNED.get(book.content_hash)
+        analysis = self.analyze(
             book.content_hash,
             page,
             direction,
             functools.partial(book.load_page_array, page - 1),
-            book.language,
+            language,
         )
+        if language is None and latin_lettered([b.text for b in analysis.blocks]):
+            _LEARNED[book.content_hash] = LATIN_UNDETERMINED
+        return analysis
+
+
+#: books (by content hash) that name no language and showed Latin lettering in this process;
+#: shared by every analyzer of the process (the reader's and T's, an export's)
+_LEARNED: dict[str, str] = {}
 
 
 class PageImages(Protocol):

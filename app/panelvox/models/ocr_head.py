@@ -10,8 +10,10 @@ read out of the art of an English page), and the output and its decoding shrink 
 The head is made on first use from the wheel's model, deterministically (the same source
 gives the same file, byte for byte), into the cache folder, and checked by sha256 like the
 int8 detector (:func:`panelvox.models.ocr_quant.made_model`); where anything differs the
-full model is used and a line is logged. Books in another language, or in none known, keep
-the full model.
+full model is used and a line is logged. Books in another language keep the full model. A
+book that names no language is read with the full model until one of its pages, so read,
+shows Latin lettering (:func:`latin_lettered`); from then on, in that process, it is read as
+:data:`LATIN_UNDETERMINED` (see :class:`panelvox.analysis.cache.PageAnalyzer`).
 """
 
 from __future__ import annotations
@@ -87,10 +89,32 @@ _EXTRA = "–—―‘’“”†‡•‥…‰′″€™♪♫♥♡★☆"
 _ROMANIAN = "ȘșȚț"
 
 
+#: a book that names no language but whose pages are lettered in the Latin script (BCP 47:
+#: language undetermined, Latin script)
+LATIN_UNDETERMINED = "und-Latn"
+
+
 def head_for(language: str | None) -> str:
-    """The recognition head for a book's language (an ISO 639-1 code, "en"): :data:`LATIN`
-    for a Latin-script language, else (Japanese, Chinese, Russian, unknown...) :data:`FULL`."""
-    return LATIN if (language or "").casefold() in LATIN_LANGUAGES else FULL
+    """The recognition head for a book's language (an ISO 639-1 code, "en", or a BCP 47 tag
+    with a script, "und-Latn"): :data:`LATIN` for a Latin-script language, else (Japanese,
+    Chinese, Russian, unknown...) :data:`FULL`."""
+    primary, _sep, rest = (language or "").casefold().partition("-")
+    return LATIN if primary in LATIN_LANGUAGES or "latn" in rest.split("-") else FULL
+
+
+def latin_lettered(texts: Sequence[str]) -> bool:
+    """Whether a page's recognised ``texts`` (read with the full model) show a Latin-script
+    book: enough letters (:data:`LEARN_LETTERS`) and nearly all of them Latin (a stray
+    misreading into another script, '前見' out of the art, does not count against it)."""
+    letters = [c for t in texts for c in t if c.isalpha()]
+    latin = sum(_latin_char(c) for c in letters)
+    return len(letters) >= LEARN_LETTERS and latin >= LEARN_SHARE * len(letters)
+
+
+#: the letters a page must hold, and the share of them in the Latin script, for a book that
+#: names no language to be read with the Latin head from then on
+LEARN_LETTERS = 100
+LEARN_SHARE = 0.97
 
 
 def _latin_char(ch: str) -> bool:
