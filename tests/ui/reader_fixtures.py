@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
+from pytestqt.qtbot import QtBot
 
 from panelvox.analysis.cache import PageAnalyzer
 from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.speech.queue import SpeechQueue
+from panelvox.ui.reader_app import Reader, build_reader
 
 PAGES = 5
 BROKEN = 3  # 1-based page whose entry is not an image
@@ -95,6 +98,19 @@ def queue(spy: SpyBackend) -> SpeechQueue:
     q = SpeechQueue([spy])
     yield q
     q.close()
+
+
+@pytest.fixture
+def reader(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
+    """A shown reader window on the cheap stages, speaking to ``spy``, focus on its list."""
+    r = build_reader(
+        backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=False, persist_settings=False
+    )
+    qtbot.addWidget(r.window)
+    r.window.show()
+    r.window.tree.setFocus()
+    yield r
+    r.close()
 
 
 def heard(spy: SpyBackend, queue: SpeechQueue) -> list[str]:

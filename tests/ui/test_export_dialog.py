@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from reader_fixtures import cheap_analyzer, make_book
+from reader_fixtures import make_book
 
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.ui.export_dialog import FORMATS, ExportDialog, export_command
-from panelvox.ui.reader_app import Reader, build_reader
-
-
-@pytest.fixture
-def reader(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
-    r = build_reader(
-        backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=False, persist_settings=False
-    )
-    qtbot.addWidget(r.window)
-    r.window.show()
-    r.window.tree.setFocus()
-    yield r
-    r.close()
+from panelvox.ui.reader_app import Reader
 
 
 def test_export_is_in_the_file_menu_with_its_key(reader: Reader) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from reader_fixtures import cheap_analyzer, make_book
+from reader_fixtures import make_book
 from text_pages import text_page
 
 from panelvox.analysis.cache import pipeline_fingerprint
@@ -45,43 +44,31 @@ def _key(qtbot: QtBot, r: Reader, key: Qt.Key) -> None:
     qtbot.wait(5)
 
 
-@pytest.fixture
-def window(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
-    r = build_reader(
-        backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=False, persist_settings=False
-    )
-    qtbot.addWidget(r.window)
-    r.window.show()
-    r.window.tree.setFocus()
-    yield r
-    r.close()
-
-
 def test_t_on_a_comic_page_says_briefly_that_it_is_not_a_page_of_text(
-    qtbot: QtBot, window: Reader, spy: SpyBackend, tmp_path: Path
+    qtbot: QtBot, reader: Reader, spy: SpyBackend, tmp_path: Path
 ) -> None:
-    assert window.window.open_path(make_book(tmp_path / "Test Book.cbz"))
-    qtbot.waitUntil(lambda: window.controller.outline(0).ready, timeout=10_000)
-    _key(qtbot, window, Qt.Key.Key_T)
-    assert _heard(window, spy)[-1] == "This is not a page of text."
-    assert window.controller.position == Position(0)
-    _key(qtbot, window, Qt.Key.Key_F1)
-    assert "T: read a page of text (credits, letters) in full." in _heard(window, spy)[-1]
+    assert reader.window.open_path(make_book(tmp_path / "Test Book.cbz"))
+    qtbot.waitUntil(lambda: reader.controller.outline(0).ready, timeout=10_000)
+    _key(qtbot, reader, Qt.Key.Key_T)
+    assert _heard(reader, spy)[-1] == "This is not a page of text."
+    assert reader.controller.position == Position(0)
+    _key(qtbot, reader, Qt.Key.Key_F1)
+    assert "T: read a page of text (credits, letters) in full." in _heard(reader, spy)[-1]
 
 
 def test_a_user_waiting_for_a_page_of_text_hears_that_the_work_goes_on(
-    qtbot: QtBot, window: Reader, spy: SpyBackend
+    qtbot: QtBot, reader: Reader, spy: SpyBackend
 ) -> None:
-    reading = window.controller.text
-    assert window.reminder is not None
+    reading = reader.controller.text
+    assert reader.reminder is not None
     reading.waiting = 0  # T was pressed on page 1 and its text is being recognised
-    with qtbot.waitSignal(window.reminder.timeout, timeout=REMIND_MS + 2_000):
+    with qtbot.waitSignal(reader.reminder.timeout, timeout=REMIND_MS + 2_000):
         pass
-    qtbot.waitUntil(lambda: "Still reading the page of text." in _heard(window, spy), timeout=2_000)
+    qtbot.waitUntil(lambda: "Still reading the page of text." in _heard(reader, spy), timeout=2_000)
     reading.stop()  # a key: the user moved on, no more reminders
-    before = len(_heard(window, spy))
+    before = len(_heard(reader, spy))
     reading.remind()
-    assert len(_heard(window, spy)) == before
+    assert len(_heard(reader, spy)) == before
 
 
 def test_the_text_stage_reading_running_text_is_another_cache_entry_sharing_the_models() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,18 +21,6 @@ ASSETS = Path(__file__).resolve().parents[2] / "assets"
 @pytest.fixture
 def spy() -> SpyBackend:
     return SpyBackend()
-
-
-@pytest.fixture
-def reader(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
-    r = build_reader(
-        backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=False, persist_settings=False
-    )
-    qtbot.addWidget(r.window)
-    r.window.show()
-    r.window.tree.setFocus()
-    yield r
-    r.close()
 
 
 def _heard(r: Reader, spy: SpyBackend) -> list[str]:
