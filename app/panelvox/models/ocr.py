@@ -212,8 +212,9 @@ class OcrEngine:
             det_path, self.config.device, threads=threads, message=failed, optimized_dir=self._optimized
         )
         self._rec_path = rec_path
-        #: the recognition heads loaded so far: each on first use, so a process that reads
-        #: only English books never holds the full model's session, nor a Japanese one the Latin
+        #: the recognition head in use (by name; two names share it where the Latin head fell
+        #: back to the full model): loaded on first use, and released when a page needs the
+        #: other, so a process holds one recognition model however many books it reads
         self._heads: dict[str, _Head] = {}
         self._heads_lock = threading.Lock()
         cfg = self.config
@@ -256,12 +257,14 @@ class OcrEngine:
 
     def head(self, name: str = FULL) -> _Head:
         """The recognition head ``name`` (:data:`~panelvox.models.ocr_head.HEADS`), loaded
-        on first use; the full model where the Latin head cannot be made (logged) or a model
-        other than the bundled one is configured."""
+        on first use (the other released: one recognition model in memory); the full model
+        where the Latin head cannot be made (logged) or a model other than the bundled one is
+        configured."""
         if name not in HEADS:
             raise ValueError(f"head must be one of {HEADS}, not {name!r}")
         with self._heads_lock:
             if name not in self._heads:
+                self._heads.clear()  # a run still using the other keeps its own reference
                 head = None
                 if name == LATIN and self.config.rec_model is None:
                     try:
@@ -274,11 +277,6 @@ class OcrEngine:
                     self._heads[FULL] = head
                 self._heads[name] = head
             return self._heads[name]
-
-    @property
-    def charset(self) -> list[str]:
-        """The full model's classes in output order: the CTC blank, its characters, a space."""
-        return self.head(FULL).decoder.charset
 
     @property
     def providers(self) -> list[str]:
