@@ -91,8 +91,9 @@ def test_the_latin_head_reads_latin_lines_and_nothing_else(tmp_path: Path) -> No
     engine = OcrEngine(OcrConfig(made_models=tmp_path))
     latin = engine.head(LATIN)
     assert FULL not in engine._heads  # each head is loaded when first needed
-    assert len(latin.decoder.charset) < 400 < len(engine.charset)
     allowed = set(latin.decoder.charset)
+    assert len(allowed) < 400 < len(engine.head(FULL).decoder.charset)
+    assert set(engine._heads) == {FULL}  # one recognition model held at a time
     lines = [_line("WHERE DID HE GO?"), _line("Ça m’étonne… déjà!")]
     full = engine.recognize(lines, head=FULL)
     cut = engine.recognize(lines, head=LATIN)
