@@ -273,8 +273,7 @@ class OcrEngine:
                     except ModelUnavailable as exc:
                         log.warning("Latin recognition head not used: %s", exc.detail)
                 if head is None:
-                    head = self._heads.get(FULL) or self._load_head(self._rec_path)
-                    self._heads[FULL] = head
+                    head = self._heads[FULL] = self._load_head(self._rec_path)
                 self._heads[name] = head
             return self._heads[name]
 
