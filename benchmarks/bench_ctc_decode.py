@@ -24,6 +24,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "app"))
 
+from doc_marks import write_between_marks  # noqa: E402
+
 from panelvox.analysis.pipeline import empty_analysis  # noqa: E402
 from panelvox.analysis.text_stage import TextStage  # noqa: E402
 from panelvox.books.opener import open_book  # noqa: E402
@@ -31,7 +33,6 @@ from panelvox.errors import PanelvoxError  # noqa: E402
 from panelvox.model import Image, ReadingDirection  # noqa: E402
 from panelvox.models.ctc_beam import CtcDecoder, Lexicon, Probs  # noqa: E402
 
-DOCS = REPO / "docs" / "benchmarks.md"
 MARK = "<!-- bench_ctc_decode -->"
 
 
@@ -97,9 +98,7 @@ def main() -> int:
     )
     print(line)
     if args.write:
-        text = DOCS.read_text(encoding="utf-8")
-        start, end = text.index(MARK), text.index(MARK, text.index(MARK) + 1)
-        DOCS.write_text(text[: start + len(MARK)] + "\n" + line + "\n" + text[end:], encoding="utf-8")
+        write_between_marks(MARK, line)
     return 0
 
 

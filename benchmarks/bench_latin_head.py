@@ -29,11 +29,12 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = next((d / "shared" / "data" for d in REPO.parents if (d / "shared" / "data").is_dir()), REPO.parent)
 sys.path.insert(0, str(REPO / "app"))
 
+from doc_marks import write_between_marks  # noqa: E402
+
 from panelvox.analysis.pipeline import analyze_page, default_stages  # noqa: E402
 from panelvox.model import ReadingDirection  # noqa: E402
 from panelvox.models.ocr import StepTimes  # noqa: E402
 
-DOCS = REPO / "docs" / "benchmarks.md"
 MARK = "<!-- bench_latin_head -->"
 
 
@@ -89,9 +90,7 @@ def main() -> int:
     )
     print(line)
     if args.write:
-        doc = DOCS.read_text(encoding="utf-8")
-        start, end = doc.index(MARK), doc.index(MARK, doc.index(MARK) + 1)
-        DOCS.write_text(doc[: start + len(MARK)] + "\n" + line + "\n" + doc[end:], encoding="utf-8")
+        write_between_marks(MARK, line)
     return 0
 
 

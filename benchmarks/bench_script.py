@@ -22,6 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "app"))
 
+from doc_marks import write_between_marks  # noqa: E402
+
 from panelvox import paths  # noqa: E402
 from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint  # noqa: E402
 from panelvox.analysis.characters_stage import CharactersStage  # noqa: E402
@@ -33,7 +35,6 @@ from panelvox.eval.loaders import load_dataset  # noqa: E402
 from panelvox.names.book_names import BookNames  # noqa: E402
 from panelvox.names.stores import NameStore  # noqa: E402
 
-DOCS = REPO / "docs" / "benchmarks.md"
 MARK = "<!-- bench_script -->"
 
 
@@ -68,9 +69,7 @@ def main() -> int:
     )
     print(line)
     if args.write:
-        text = DOCS.read_text(encoding="utf-8")
-        start, end = text.index(MARK), text.index(MARK, text.index(MARK) + 1)
-        DOCS.write_text(text[: start + len(MARK)] + "\n" + line + "\n" + text[end:], encoding="utf-8")
+        write_between_marks(MARK, line)
     return 0
 
 
