@@ -226,8 +226,8 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         block(3, BalloonKind.SFX, (500, 900, 700, 1000), "OUCH!", panel="p1"),
         block(4, BalloonKind.SFX, (500, 1100, 700, 1200), "WHAMMM!", panel="p1"),
         block(6, BalloonKind.SFX, (500, 1250, 700, 1350), "PCHKE", panel="p1"),  # a misread: no word
-        # a shout in a traced balloon is speech, even of a sound
-        block(5, BalloonKind.SPEECH, (100, 1100, 300, 1200), "BANG!", polygon=(Point(1, 1),) * 3),
+        # a creature's voice in a traced balloon is its line, even spelt as a sound
+        block(5, BalloonKind.SPEECH, (100, 1100, 300, 1200), "ARF! ARF!", polygon=(Point(1, 1),) * 3),
     ]
     kinds = {b.id: b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)}
     assert kinds == {
@@ -282,3 +282,17 @@ def test_display_lettering_of_sounds_is_a_sound_effect_even_inside_a_traced_outl
     ]
     kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
     assert kinds == [BalloonKind.SFX, BalloonKind.SPEECH]
+
+
+def test_a_sound_made_by_a_thing_is_a_sound_effect_in_an_outline_and_a_voice_is_a_line() -> None:
+    # all lettered at the dialogue's size (20 px): the light ground round "CLAP" or
+    # "CRASH! BANG!" in the art was traced as an outline (with a "tail": a spike of it)
+    traced = {"polygon": (Point(1, 1),) * 3}
+    texts = ["CLAP", "CRASH! BANG!", "CHOP CHOP CHOP CHOP!", "WOOF!", "MEOWWW!", "BANG! YOU'RE DEAD!"]
+    lines = [*speech_lines(6)]
+    blocks = []
+    for k, text in enumerate(texts, start=1):
+        lines.append(line(k, (500, 100 * k, 700, 100 * k + 20), text))
+        blocks.append(block(k, BalloonKind.SPEECH, (480, 100 * k - 20, 720, 100 * k + 40), text, **traced))
+    kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
+    assert kinds == [BalloonKind.SFX] * 3 + [BalloonKind.SPEECH] * 3

@@ -28,7 +28,14 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
-from panelvox.analysis.lettering import WordList, comic_lexicon, narration_words, sound_words
+from panelvox.analysis.lettering import (
+    WordList,
+    comic_lexicon,
+    interjection_words,
+    narration_words,
+    sound_words,
+    voice_words,
+)
 from panelvox.analysis.line_groups import thickness
 from panelvox.model import Balloon, BalloonKind, BBox, TextLine
 from panelvox.models.ctc_beam import Lexicon
@@ -147,11 +154,15 @@ def tell_roles(
     return [title if b is titles[0] else _sound_or_cry(b, lexicon, b.id in large) for b in rest]
 
 
+def _stretched_in(token: str, words: frozenset[str]) -> bool:
+    """``token`` is one of ``words``, stretched or not ("RRINGG", "ZAPP", "YEEOWW")."""
+    t = token.lower()
+    return t in words or re.sub(r"(.)\1+", r"\1", t) in words or re.sub(r"(.)\1{2,}", r"\1\1", t) in words
+
+
 def _is_sound(token: str) -> bool:
     """A sound spelt out, stretched or not ("BANG", "RRINGG", "ZAPP", "WHAMMM")."""
-    t = token.lower()
-    sounds = sound_words()
-    return t in sounds or re.sub(r"(.)\1+", r"\1", t) in sounds or re.sub(r"(.)\1{2,}", r"\1\1", t) in sounds
+    return _stretched_in(token, sound_words())
 
 
 def _opens_narration(text: str, tokens: list[str]) -> bool:
@@ -175,8 +186,13 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
     if not tokens:
         return block
     if not _untraced(block):
-        if large and block.kind is BalloonKind.SPEECH and all(_is_sound(t.strip("'’")) for t in tokens):
-            return replace(block, kind=BalloonKind.SFX)
+        bare = [t.strip("'’") for t in tokens]
+        if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)):
+            # a sound made by a thing ("CLAP", "CRASH! BANG!") is lettered in the art, whose
+            # light ground was traced as an outline; a creature's voice ("WOOF!") in a
+            # balloon is its line, unless it is display lettering
+            if large or not any(_stretched_in(t, voice_words()) for t in bare):
+                return replace(block, kind=BalloonKind.SFX)
         return block
     if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER) and _opens_narration(block.text, tokens):
         return replace(block, kind=BalloonKind.CAPTION)

@@ -245,6 +245,17 @@ def sound_words() -> frozenset[str]:
     return _lexicon_sections().get("sounds", frozenset())
 
 
+def voice_words() -> frozenset[str]:
+    """The comics lexicon's sounds a creature makes with its voice ("WOOF", "MEOW", "SNORT"):
+    in a balloon, the creature's line."""
+    return _lexicon_sections().get("voices", frozenset())
+
+
+def interjection_words() -> frozenset[str]:
+    """The comics lexicon's interjections and exclamations ("OUCH", "YEOW", "WHEE")."""
+    return _lexicon_sections().get("interjections", frozenset())
+
+
 @functools.cache
 def proper_names() -> frozenset[str]:
     """Proper nouns of the English word list's source, lowercased (``data/english_names.txt``).
