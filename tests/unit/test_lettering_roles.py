@@ -296,3 +296,17 @@ def test_a_sound_made_by_a_thing_is_a_sound_effect_in_an_outline_and_a_voice_is_
         blocks.append(block(k, BalloonKind.SPEECH, (480, 100 * k - 20, 720, 100 * k + 40), text, **traced))
     kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
     assert kinds == [BalloonKind.SFX] * 3 + [BalloonKind.SPEECH] * 3
+
+
+def test_a_title_may_be_traced_round_or_a_name_but_is_read_surely() -> None:
+    traced = {"polygon": (Point(1, 1),) * 3}
+    big = [line(1, (100, 20, 700, 80), "THE LEATHERN CORD"), line(2, (100, 20, 300, 80), "WILLIE")]
+    # the art round the title traced as an outline; a name as the story's title
+    for ln, kind, kw in ((big[0], BalloonKind.SPEECH, traced), (big[1], BalloonKind.SFX, {})):
+        b = block(int(ln.id[1:]), kind, (90, 10, 710, 90), ln.text, **kw)
+        out = tell_roles([b], [*speech_lines(6), ln], 1400, WORDS, LEXICON)
+        assert [(x.title, x.kind) for x in out] == [(True, BalloonKind.CAPTION)]
+    # a large misread ("HE ALLED MY", read at 0.75) is not announced as the title
+    unsure = line(3, (100, 300, 500, 340), "HE ALLED MY", conf=0.75)
+    b = block(3, BalloonKind.OTHER, (100, 300, 500, 340), unsure.text)
+    assert not tell_roles([b], [*speech_lines(6), unsure], 1400, WORDS, LEXICON)[0].title

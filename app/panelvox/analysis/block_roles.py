@@ -33,6 +33,7 @@ from panelvox.analysis.lettering import (
     comic_lexicon,
     interjection_words,
     narration_words,
+    proper_names,
     sound_words,
     voice_words,
 )
@@ -93,8 +94,15 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
     return False
 
 
-def _title_like(block: Balloon, height: float, typical: float, page_height: float, words: WordList) -> bool:
-    if not _untraced(block) or block.language == "ja" or block.kind is BalloonKind.SPEECH:
+def _title_like(
+    block: Balloon, height: float, typical: float, page_height: float, words: WordList, read: float
+) -> bool:
+    """Display lettering at the top of the page, read surely, holding a word or a name
+    ("WILLIE"): the art round a title is often traced as an outline, but the lettering of
+    a balloon is of the dialogue's size."""
+    if block.language == "ja" or read < SCRIBBLE_CONFIDENCE:
+        return False
+    if _untraced(block) and block.kind is BalloonKind.SPEECH:
         return False
     if height < TITLE_SIZE * typical or block.bbox.y0 > TITLE_BAND * page_height:
         return False
@@ -102,7 +110,7 @@ def _title_like(block: Balloon, height: float, typical: float, page_height: floa
         return False  # a cry or a sound
     comic = comic_lexicon()  # interjections and sounds are no title
     tokens = [t.lower().strip("'’") for t in _TOKEN.findall(block.text)]
-    return any(len(t) > 2 and t not in comic and words.knows(t) for t in tokens)
+    return any(len(t) > 2 and t not in comic and (words.knows(t) or t in proper_names()) for t in tokens)
 
 
 def tell_roles(
@@ -133,7 +141,7 @@ def tell_roles(
         height = statistics.median(thickness(ln) for ln in members) if members else 0.0
         if typical and height >= TITLE_SIZE * typical:
             large.add(b.id)
-        if typical and _title_like(b, height, typical, page_height, words):
+        if typical and _title_like(b, height, typical, page_height, words, read(b)):
             titles.append(b)
     if not titles:
         return [_sound_or_cry(b, lexicon, b.id in large) for b in kept]
