@@ -224,6 +224,7 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         block(1, BalloonKind.CAPTION, (500, 700, 700, 760), "CRASH! BANG!", panel="p1"),
         block(2, BalloonKind.SPEECH, (500, 800, 700, 860), "R-RRINGG!", panel="p1"),
         block(3, BalloonKind.SFX, (500, 900, 700, 1000), "OUCH!", panel="p1"),
+        block(7, BalloonKind.SFX, (100, 900, 300, 1000), "YEEOWW!!", panel="p1"),  # a stretched cry
         block(4, BalloonKind.SFX, (500, 1100, 700, 1200), "WHAMMM!", panel="p1"),
         block(6, BalloonKind.SFX, (500, 1250, 700, 1350), "PCHKE", panel="p1"),  # a misread: no word
         # a creature's voice in a traced balloon is its line, even spelt as a sound
@@ -237,6 +238,7 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         "b4": BalloonKind.SFX,
         "b5": BalloonKind.SPEECH,
         "b6": BalloonKind.SFX,
+        "b7": BalloonKind.SPEECH,
     }
 
 

@@ -207,6 +207,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
     sounds = [_is_sound(t.strip("'’")) for t in tokens]
     if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
         return replace(block, kind=BalloonKind.SFX)
-    if not any(sounds) and block.kind is BalloonKind.SFX and any(lexicon(t) for t in tokens):
+    cry = [lexicon(t) or _stretched_in(t.strip("'’"), interjection_words()) for t in tokens]
+    if not any(sounds) and block.kind is BalloonKind.SFX and any(cry):  # "OUCH!", "YEEOWW!!"
         return replace(block, kind=BalloonKind.SPEECH)
     return block
