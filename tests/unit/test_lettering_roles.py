@@ -312,3 +312,22 @@ def test_a_title_may_be_traced_round_or_a_name_but_is_read_surely() -> None:
     unsure = line(3, (100, 300, 500, 340), "HE ALLED MY", conf=0.75)
     b = block(3, BalloonKind.OTHER, (100, 300, 500, 340), unsure.text)
     assert not tell_roles([b], [*speech_lines(6), unsure], 1400, WORDS, LEXICON)[0].title
+
+
+def test_a_box_running_the_panels_width_told_in_the_past_is_a_caption() -> None:
+    panel = Panel("p1", BBox(0, 0, 1000, 700), 1.0, "t")
+    traced = {"polygon": (Point(1, 1),) * 3, "panel": "p1"}
+    texts = [
+        "IT OCCURRED TO THE PROFESSOR THAT A WALK MIGHT BE HELPFUL, AND SO...",  # narration
+        "THAT DOES IT. NOW TO SLEEP TILL SPRING",  # dialogue: the present
+        "WHO OPENED THE DOOR?",  # a question
+    ]
+    lines, blocks = speech_lines(6), []
+    for k, text in enumerate(texts, start=1):
+        lines.append(line(k, (20, 10, 980, 30), text))
+        blocks.append(block(k, BalloonKind.SPEECH, (5, 2, 995, 60), text, **traced))
+    # the same narration in a balloon amid the panel is dialogue
+    lines.append(line(4, (300, 300, 700, 320), texts[0]))
+    blocks.append(block(4, BalloonKind.SPEECH, (280, 280, 720, 340), texts[0], **traced))
+    kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON, panels=[panel])]
+    assert kinds == [BalloonKind.CAPTION, BalloonKind.SPEECH, BalloonKind.SPEECH, BalloonKind.SPEECH]

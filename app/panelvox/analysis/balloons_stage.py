@@ -428,7 +428,7 @@ class BalloonsStage:
                     language=language_of(script),
                 )
             )
-        told = tell_roles(out, main, float(h), words, self.lexicon, analysis.language)
+        told = tell_roles(out, main, float(h), words, self.lexicon, analysis.language, analysis.panels)
         return replace(analysis, blocks=tuple(told), stages=(*analysis.stages, STAGE))
 
     @staticmethod

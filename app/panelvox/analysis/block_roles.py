@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from panelvox.analysis.lettering import (
@@ -38,7 +38,7 @@ from panelvox.analysis.lettering import (
     voice_words,
 )
 from panelvox.analysis.line_groups import thickness
-from panelvox.model import Balloon, BalloonKind, BBox, TextLine
+from panelvox.model import Balloon, BalloonKind, BBox, Panel, TextLine
 from panelvox.models.ctc_beam import Lexicon
 from panelvox.models.ocr_head import LATIN, head_for
 
@@ -51,6 +51,9 @@ TITLE_BAND = 0.4
 SCRIBBLE_CONFIDENCE = 0.8
 #: the share of a page's lines in its main script above which another script is foreign
 MAIN_SCRIPT_SHARE = 0.85
+#: a caption box runs its panel's width against its top or bottom border: its sides are
+#: within this many line thicknesses of the panel's
+CAPTION_EDGE = 1.0
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 
@@ -113,6 +116,24 @@ def _title_like(
     return any(len(t) > 2 and t not in comic and (words.knows(t) or t in proper_names()) for t in tokens)
 
 
+def _caption_box(block: Balloon, panels: Mapping[str, Panel], typical: float, words: WordList) -> bool:
+    """A traced "balloon" running the width of its panel against the panel's top or bottom
+    border, lettered without a cry or a question and told in the past tense ("IT OCCURRED
+    TO THE PROFESSOR...", "I MOVED BACKWARD..."): a caption box whose corners were not
+    square enough to be traced as one. Dialogue at a panel's edge speaks in the present
+    ("THAT DOES IT. NOW TO SLEEP") or cries out."""
+    panel = panels.get(block.panel or "")
+    if panel is None or block.kind is not BalloonKind.SPEECH or _untraced(block):
+        return False
+    b, p, gap = block.bbox, panel.bbox, CAPTION_EDGE * typical
+    if b.x0 - p.x0 > gap or p.x1 - b.x1 > gap or (b.y0 - p.y0 > gap and p.y1 - b.y1 > gap):
+        return False
+    if {"!", "?"} & set(block.text):
+        return False
+    tokens = [t.lower() for t in _TOKEN.findall(block.text)]
+    return any(len(t) >= 5 and t.endswith("ed") and words.knows(t) for t in tokens)
+
+
 def tell_roles(
     blocks: Sequence[Balloon],
     lines: Sequence[TextLine],
@@ -120,10 +141,11 @@ def tell_roles(
     words: WordList,
     lexicon: Lexicon,
     language: str | None = None,
+    panels: Sequence[Panel] = (),
 ) -> list[Balloon]:
     """``blocks`` without the marks that are not lettering, the title's blocks made one, and
     untraced narration, sounds and cries given their kind (see the module docstring);
-    ``language``: the book's, when known."""
+    ``language``: the book's, when known; ``panels``: the page's, for caption boxes."""
     by_id = {ln.id: ln for ln in lines}
     main = [ln for ln in lines if not ln.ruby]
     typical = statistics.median(thickness(ln) for ln in main) if main else 0.0
@@ -133,7 +155,12 @@ def tell_roles(
         confs = [by_id[i].confidence for i in b.lines if i in by_id]
         return sum(confs) / len(confs) if confs else b.confidence
 
-    kept = [b for b in blocks if not is_not_lettering(b, read(b), lexicon, foreign)]
+    by_panel = {p.id: p for p in panels}
+    kept = [
+        replace(b, kind=BalloonKind.CAPTION) if _caption_box(b, by_panel, typical, words) else b
+        for b in blocks
+        if not is_not_lettering(b, read(b), lexicon, foreign)
+    ]
     titles = []
     large: set[str] = set()  # blocks of display lettering
     for b in kept:
