@@ -225,6 +225,7 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         block(2, BalloonKind.SPEECH, (500, 800, 700, 860), "R-RRINGG!", panel="p1"),
         block(3, BalloonKind.SFX, (500, 900, 700, 1000), "OUCH!", panel="p1"),
         block(7, BalloonKind.SFX, (100, 900, 300, 1000), "YEEOWW!!", panel="p1"),  # a stretched cry
+        block(8, BalloonKind.OTHER, (100, 1250, 300, 1280), "SOCK", panel="p1"),  # a blow
         block(4, BalloonKind.SFX, (500, 1100, 700, 1200), "WHAMMM!", panel="p1"),
         block(6, BalloonKind.SFX, (500, 1250, 700, 1350), "PCHKE", panel="p1"),  # a misread: no word
         # a creature's voice in a traced balloon is its line, even spelt as a sound
@@ -239,6 +240,7 @@ def test_sounds_are_sound_effects_and_cries_are_speech_whatever_their_size() -> 
         "b5": BalloonKind.SPEECH,
         "b6": BalloonKind.SFX,
         "b7": BalloonKind.SPEECH,
+        "b8": BalloonKind.SFX,
     }
 
 
@@ -250,15 +252,28 @@ def test_lettering_that_moves_the_story_on_is_narration() -> None:
         block(3, BalloonKind.OTHER, (500, 900, 700, 930), "THE END", panel="p1"),
         block(4, BalloonKind.SPEECH, (500, 1000, 700, 1030), "SUDDENLY! LOOK!", panel="p1"),  # a cry
         block(5, BalloonKind.OTHER, (500, 1100, 700, 1130), "BEAUTY PARLOR", panel="p1"),  # a sign
+        # the detector lost the first letter: given back where one narration word results
+        block(6, BalloonKind.OTHER, (500, 1150, 700, 1180), "UDDENLY...", panel="p1"),
+        block(7, BalloonKind.OTHER, (500, 1200, 700, 1230), "ATER", panel="p1"),
+        block(8, BalloonKind.OTHER, (500, 1250, 700, 1280), "ORRY...", panel="p1"),  # SORRY, WORRY: no narration
+        # a narration word opening a later sentence
+        block(9, BalloonKind.SPEECH, (50, 1300, 400, 1330), "SHE ASKS A MOUSE... SUDDENLY SHE SEES A HOUSE"),
+        block(10, BalloonKind.SPEECH, (50, 1350, 400, 1380), "WE RAN. SUDDENLY IT ROARED!"),  # a cry
     ]
-    kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
-    assert kinds == [
+    out = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
+    assert [b.kind for b in out] == [
         BalloonKind.CAPTION,
         BalloonKind.CAPTION,
         BalloonKind.CAPTION,
         BalloonKind.SPEECH,
         BalloonKind.OTHER,
+        BalloonKind.CAPTION,
+        BalloonKind.CAPTION,
+        BalloonKind.OTHER,
+        BalloonKind.CAPTION,
+        BalloonKind.SPEECH,
     ]
+    assert [b.text for b in out[5:8]] == ["SUDDENLY...", "LATER", "ORRY..."]
 
 
 def test_stacked_lines_whose_loose_outlines_overlap_are_two_rows() -> None:

@@ -56,6 +56,7 @@ MAIN_SCRIPT_SHARE = 0.85
 CAPTION_EDGE = 1.0
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
+_SENTENCE_END = re.compile(r"\.+|…|--+|—")
 
 
 def _untraced(b: Balloon) -> bool:
@@ -200,11 +201,32 @@ def _is_sound(token: str) -> bool:
     return _stretched_in(token, sound_words())
 
 
-def _opens_narration(text: str, tokens: list[str]) -> bool:
+def _opens_narration(text: str) -> bool:
     """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
-    "THE END"), neither a cry nor a question."""
-    words = [t.lower() for t in tokens if t.lower() not in ("and", "the")]
-    return bool(words) and words[0] in narration_words() and not ({"!", "?"} & set(text))
+    "THE END") opening the lettering or one of its sentences ("SHE ASKS A PASSING
+    RODENT... SUDDENLY SHE DISCOVERS A HOUSE"), neither a cry nor a question."""
+    if {"!", "?"} & set(text):
+        return False
+    for sentence in _SENTENCE_END.split(text):
+        words = [t.lower() for t in _TOKEN.findall(sentence) if t.lower() not in ("and", "the")]
+        if words and words[0] in narration_words():
+            return True
+    return False
+
+
+def _first_letter_lost(text: str, lexicon: Lexicon) -> str:
+    """``text`` with the first letter of its opening word given back where the detector
+    lost it ("ATER..." → "LATER...", "UDDENLY..." → "SUDDENLY..."): a word that is no word
+    and becomes one narration word, and only one, with a letter before it."""
+    m = _TOKEN.match(text)
+    if m is None or lexicon(m.group(0)):
+        return text
+    word = m.group(0)
+    found = {c for c in "abcdefghijklmnopqrstuvwxyz" if c + word.lower() in narration_words()}
+    if len(found) != 1:
+        return text
+    letter = found.pop()
+    return (letter.upper() if word.isupper() else letter) + text
 
 
 def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Balloon:
@@ -229,8 +251,10 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
             if large or not any(_stretched_in(t, voice_words()) for t in bare):
                 return replace(block, kind=BalloonKind.SFX)
         return block
-    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER) and _opens_narration(block.text, tokens):
-        return replace(block, kind=BalloonKind.CAPTION)
+    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER):
+        text = _first_letter_lost(block.text, lexicon)
+        if _opens_narration(text):
+            return replace(block, kind=BalloonKind.CAPTION, text=text)
     sounds = [_is_sound(t.strip("'’")) for t in tokens]
     if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
         return replace(block, kind=BalloonKind.SFX)
