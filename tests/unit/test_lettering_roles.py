@@ -255,7 +255,9 @@ def test_lettering_that_moves_the_story_on_is_narration() -> None:
         # the detector lost the first letter: given back where one narration word results
         block(6, BalloonKind.OTHER, (500, 1150, 700, 1180), "UDDENLY...", panel="p1"),
         block(7, BalloonKind.OTHER, (500, 1200, 700, 1230), "ATER", panel="p1"),
-        block(8, BalloonKind.OTHER, (500, 1250, 700, 1280), "ORRY...", panel="p1"),  # SORRY, WORRY: no narration
+        block(
+            8, BalloonKind.OTHER, (500, 1250, 700, 1280), "ORRY...", panel="p1"
+        ),  # SORRY, WORRY: no narration
         # a narration word opening a later sentence
         block(9, BalloonKind.SPEECH, (50, 1300, 400, 1330), "SHE ASKS A MOUSE... SUDDENLY SHE SEES A HOUSE"),
         block(10, BalloonKind.SPEECH, (50, 1350, 400, 1380), "WE RAN. SUDDENLY IT ROARED!"),  # a cry
@@ -346,3 +348,26 @@ def test_a_box_running_the_panels_width_told_in_the_past_is_a_caption() -> None:
     blocks.append(block(4, BalloonKind.SPEECH, (280, 280, 720, 340), texts[0], **traced))
     kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON, panels=[panel])]
     assert kinds == [BalloonKind.CAPTION, BalloonKind.SPEECH, BalloonKind.SPEECH, BalloonKind.SPEECH]
+
+
+def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_question() -> None:
+    lines = [
+        *speech_lines(6),
+        line(1, (500, 700, 640, 760), "PCHKE", conf=0.6),
+        line(2, (500, 800, 640, 860), "QHO", conf=0.5),
+        line(3, (500, 900, 640, 960), "KRAKOOM", conf=0.95),  # a sound of the artist's making
+        line(4, (100, 900, 300, 920), "DAT'S DE WAY, BUB", conf=0.75),  # dialect: words
+        line(5, (100, 1000, 130, 1030), "2"),
+        line(6, (300, 1000, 330, 1030), "2"),
+    ]
+    traced = {"polygon": (Point(1, 1),) * 3, "panel": "p1"}
+    blocks = [
+        block(1, BalloonKind.SFX, (500, 700, 640, 760), "PCHKE", panel="p1"),
+        block(2, BalloonKind.SPEECH, (500, 800, 640, 860), "QHO", panel="p1"),
+        block(3, BalloonKind.SFX, (500, 900, 640, 960), "KRAKOOM", panel="p1"),
+        block(4, BalloonKind.SPEECH, (100, 900, 300, 920), "DAT'S DE WAY, BUB", panel="p1"),
+        block(5, BalloonKind.THOUGHT, (90, 990, 140, 1040), "2", **traced),  # a "?" in a balloon
+        block(6, BalloonKind.OTHER, (300, 1000, 330, 1030), "2", panel="p1"),  # a digit in the art
+    ]
+    out = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
+    assert [(b.id, b.text) for b in out] == [("b3", "KRAKOOM"), ("b4", "DAT'S DE WAY, BUB"), ("b5", "?")]

@@ -7,18 +7,26 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   a page number (digits outside the panels), a lone digit or speck in the art, foreign
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
-  unsure untraced scribbles that are mostly no word. A number drawn on a thing in a panel
-  ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said for them.
+  unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
+  mostly no word. A number drawn on a thing in a panel ("1000" on a weight) is a sign and
+  is kept. They are dropped: nothing is said for them. A balloon holding only "2" holds a
+  hand-lettered "?" and says it.
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
-  story on ("LATER...", "MEANWHILE", "THE END": the comics lexicon's narration words) is a
-  caption; made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a
-  sound effect; large untraced lettering with no sound in it ("OUCH!", "TIMBER!") is a
-  cry, said as speech. Display lettering made only of sounds ("BOP!") is a sound effect
-  even where an outline was traced round it (a balloon is lettered at the dialogue's size).
+  story on, or has a sentence that does ("LATER...", "MEANWHILE", "... SUDDENLY SHE SEES",
+  "THE END": the comics lexicon's narration words, a first letter the detector lost given
+  back) is a caption; made only of sounds spelt out (the lexicon's sounds, stretched or
+  not) it is a sound effect; large untraced lettering with no sound in it ("OUCH!",
+  "YEEOWW!!") is a cry, said as speech. Inside a traced outline, sounds made by things
+  ("CLAP", "CRASH! BANG!") are a sound effect (the art's light ground was traced), and so
+  is display lettering made only of sounds ("BOP!"); a creature's voice at the dialogue's
+  size ("WOOF!": the lexicon's voices) is its line. A traced box running its panel's width
+  against the panel's top or bottom border, told in the past tense without a cry or a
+  question ("IT OCCURRED TO THE PROFESSOR..."), is a caption.
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
-  page, outside any balloon, that holds a word of the English word list that is no word of
-  the comics lexicon, and is no cry ("!"): the story's title. Its blocks become one
-  caption with ``title`` set, which the order stage puts before the page's panels.
+  page, read surely, that holds a word of the English word list or a name ("WILLIE") that
+  is no word of the comics lexicon, and is no cry ("!"): the story's title, even where the
+  art round it was traced as an outline. Its blocks become one caption with ``title`` set,
+  which the order stage puts before the page's panels.
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ MAIN_SCRIPT_SHARE = 0.85
 CAPTION_EDGE = 1.0
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
+_LONE_TWO = re.compile(r"2+[!?]*")
 _SENTENCE_END = re.compile(r"\.+|…|--+|—")
 
 
@@ -92,7 +101,7 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         return block.panel is None or digits < 2 or read < SCRIBBLE_CONFIDENCE
     if block.language in foreign:
         return True
-    if block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE:
+    if read < SCRIBBLE_CONFIDENCE:
         tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
         return read < SCRIBBLE_CONFIDENCE - 0.1 or 2 * sum(map(lexicon, tokens)) < len(tokens)
     return False
@@ -135,6 +144,15 @@ def _caption_box(block: Balloon, panels: Mapping[str, Panel], typical: float, wo
     return any(len(t) >= 5 and t.endswith("ed") and words.knows(t) for t in tokens)
 
 
+def _lone_question(block: Balloon) -> Balloon:
+    """A balloon holding nothing but a hand-lettered "?" (or "??", "?!") that was read as
+    "2": the character's puzzlement, not a number (a number said in a balloon is lettered
+    with its words: "TWO!")."""
+    if _untraced(block) or not _LONE_TWO.fullmatch(block.text.strip()):
+        return block
+    return replace(block, text=block.text.strip().replace("2", "?"))
+
+
 def tell_roles(
     blocks: Sequence[Balloon],
     lines: Sequence[TextLine],
@@ -158,7 +176,9 @@ def tell_roles(
 
     by_panel = {p.id: p for p in panels}
     kept = [
-        replace(b, kind=BalloonKind.CAPTION) if _caption_box(b, by_panel, typical, words) else b
+        replace(b, kind=BalloonKind.CAPTION)
+        if _caption_box(b, by_panel, typical, words)
+        else _lone_question(b)
         for b in blocks
         if not is_not_lettering(b, read(b), lexicon, foreign)
     ]
@@ -244,12 +264,12 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
         return block
     if not _untraced(block):
         bare = [t.strip("'’") for t in tokens]
-        if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)):
-            # a sound made by a thing ("CLAP", "CRASH! BANG!") is lettered in the art, whose
-            # light ground was traced as an outline; a creature's voice ("WOOF!") in a
-            # balloon is its line, unless it is display lettering
-            if large or not any(_stretched_in(t, voice_words()) for t in bare):
-                return replace(block, kind=BalloonKind.SFX)
+        # a sound made by a thing ("CLAP", "CRASH! BANG!") is lettered in the art, whose
+        # light ground was traced as an outline; a creature's voice ("WOOF!") in a balloon
+        # is its line, unless it is display lettering
+        voice = any(_stretched_in(t, voice_words()) for t in bare)
+        if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)) and (large or not voice):
+            return replace(block, kind=BalloonKind.SFX)
         return block
     if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER):
         text = _first_letter_lost(block.text, lexicon)
