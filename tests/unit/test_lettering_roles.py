@@ -371,3 +371,19 @@ def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_q
     ]
     out = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
     assert [(b.id, b.text) for b in out] == [("b3", "KRAKOOM"), ("b4", "DAT'S DE WAY, BUB"), ("b5", "?")]
+
+
+def test_one_unsure_word_in_an_outline_is_a_mark_of_the_art_and_a_sure_one_is_said() -> None:
+    traced = {"polygon": (Point(1, 1),) * 3, "panel": "p1"}
+    lines = [
+        *speech_lines(6),
+        line(1, (500, 700, 640, 760), "NIIVK", conf=0.55),  # motion lines over a head
+        line(2, (500, 800, 640, 820), "HUH?", conf=0.95),
+        line(3, (100, 900, 300, 920), "I CAN'T MAKE IT", conf=0.55),
+    ]
+    blocks = [
+        block(1, BalloonKind.SPEECH, (480, 680, 660, 780), "NIIVK", **traced),
+        block(2, BalloonKind.SPEECH, (480, 780, 660, 840), "HUH?", **traced),
+        block(3, BalloonKind.SPEECH, (80, 880, 320, 940), "I CAN'T MAKE IT", **traced),  # said, unsure
+    ]
+    assert [b.id for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)] == ["b2", "b3"]

@@ -8,9 +8,10 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word. A number drawn on a thing in a panel ("1000" on a weight) is a sign and
-  is kept. They are dropped: nothing is said for them. A balloon holding only "2" holds a
-  hand-lettered "?" and says it.
+  mostly no word, and one word read with under 0.6 confidence in a traced outline (motion
+  lines or a machine's parts whose light ground was traced). A number drawn on a thing in
+  a panel ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said
+  for them. A balloon holding only "2" holds a hand-lettered "?" and says it.
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
   story on, or has a sentence that does ("LATER...", "MEANWHILE", "... SUDDENLY SHE SEES",
   "THE END": the comics lexicon's narration words, a first letter the detector lost given
@@ -91,9 +92,11 @@ def _foreign_languages(lines: Sequence[TextLine], language: str | None = None) -
 def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set[str]) -> bool:
     """True for a mark the listener should not hear (see the module docstring); ``read`` is
     the mean confidence of the block's lines."""
-    if not _untraced(block):
-        return False
     text = block.text
+    if not _untraced(block):
+        # one short reading the recogniser is unsure of, in an "outline": marks of the art
+        # (motion lines, a machine's parts) whose light ground was traced
+        return len(block.lines) == 1 and len(text.split()) == 1 and read < SCRIBBLE_CONFIDENCE - 0.2
     if not any(c.isalpha() for c in text):
         # a page number (outside the panels), a lone digit or speck in the art, an unsure
         # reading; a number drawn on a thing in a panel ("1000" on a weight) is a sign
