@@ -261,20 +261,23 @@ def test_lettering_on_the_page_margin_is_a_caption_and_a_title_is_the_title() ->
 
 def test_untraced_lettering_against_a_panel_border_is_a_caption_unless_a_cry() -> None:
     # a caption box filled to its frame by its words: no outline is traced, so where the
-    # text sits tells it: against the panel's top border narration, a short cry dialogue
+    # text sits tells it: against the panel's top border narration, a short cry or words
+    # addressed to someone dialogue
     img, d = _page()
     d.rectangle((20, 20, 780, 580), outline="black", width=5)
-    narration, cry = [(28, 26, 400, 44), (28, 46, 380, 64)], (28, 552, 300, 570)
-    for b in (*narration, cry):
+    narration, cry, hello = [(28, 26, 400, 44), (28, 46, 380, 64)], (28, 552, 300, 570), (480, 552, 770, 570)
+    for b in (*narration, cry, hello):
         _letters(d, b)
     lines = [
         _line(1, narration[0], "SEVERAL HOURS BEFORE DAWN,"),
         _line(2, narration[1], "ON THE ROOF OF THE ARROW BUILDING"),
         _line(3, cry, "HOW WONDERFUL! TERRIFIC!"),
+        _line(4, hello, "HELLO MR. HAVCASH"),
     ]
     panel = Panel(id="p1", bbox=BBox(20, 20, 781, 581), confidence=1.0, stage="panels")
     kinds = {b.text: b.kind for b in _run(img, _analysis(lines, (panel,))).blocks}
     assert kinds == {
         "SEVERAL HOURS BEFORE DAWN, ON THE ROOF OF THE ARROW BUILDING": BalloonKind.CAPTION,
         "HOW WONDERFUL! TERRIFIC!": BalloonKind.SPEECH,
+        "HELLO MR. HAVCASH": BalloonKind.SPEECH,
     }

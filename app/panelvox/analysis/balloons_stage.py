@@ -24,6 +24,7 @@ its text; the text's own box is the union of its ``lines``.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -51,6 +52,8 @@ from panelvox.model import (
 )
 
 STAGE = "balloons"
+#: words that address someone: "you" and its forms, "Mr."/"Mrs." (no caption says them)
+_ADDRESS = re.compile(r"\b(?:YOU|YOUR|YOURS|YOURSELF|MR|MRS)\b")
 Mask = npt.NDArray[np.uint8]
 
 
@@ -294,10 +297,13 @@ def _latin(lines: Sequence[TextLine]) -> bool:
 
 def _narration(kind: BalloonKind, lines: Sequence[TextLine]) -> BalloonKind:
     """Untraced lettering where captions sit: speech becomes a caption, unless it is a short
-    cry or question ("HOW WONDERFUL! TERRIFIC!"), dialogue in a balloon not traced."""
+    cry or question ("HOW WONDERFUL! TERRIFIC!") or speaks to someone ("YOU'RE A SPY",
+    "HELLO MR. HAVCASH": narration tells, it does not address), dialogue in a balloon not
+    traced."""
     text = " ".join(ln.text for ln in lines)
     cry = ("!" in text or "?" in text) and len(text.split()) < 8
-    return BalloonKind.CAPTION if kind is BalloonKind.SPEECH and not cry else kind
+    speaks_to = _ADDRESS.search(text.upper()) is not None
+    return BalloonKind.CAPTION if kind is BalloonKind.SPEECH and not cry and not speaks_to else kind
 
 
 def _spans_page(region: Mask, page_area: float, params: BalloonParams) -> bool:
