@@ -359,6 +359,7 @@ def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_q
         line(4, (100, 900, 300, 920), "DAT'S DE WAY, BUB", conf=0.75),  # dialect: words
         line(5, (100, 1000, 130, 1030), "2"),
         line(6, (300, 1000, 330, 1030), "2"),
+        line(7, (100, 1100, 400, 1120), "SEVERAL HOURS BEFORE DAWN", conf=0.65),  # unsure, words
     ]
     traced = {"polygon": (Point(1, 1),) * 3, "panel": "p1"}
     blocks = [
@@ -368,9 +369,11 @@ def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_q
         block(4, BalloonKind.SPEECH, (100, 900, 300, 920), "DAT'S DE WAY, BUB", panel="p1"),
         block(5, BalloonKind.THOUGHT, (90, 990, 140, 1040), "2", **traced),  # a "?" in a balloon
         block(6, BalloonKind.OTHER, (300, 1000, 330, 1030), "2", panel="p1"),  # a digit in the art
+        block(7, BalloonKind.CAPTION, (100, 1100, 400, 1120), "SEVERAL HOURS BEFORE DAWN", panel="p1"),
     ]
     out = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
-    assert [(b.id, b.text) for b in out] == [("b3", "KRAKOOM"), ("b4", "DAT'S DE WAY, BUB"), ("b5", "?")]
+    assert [b.id for b in out] == ["b3", "b4", "b5", "b7"]
+    assert out[2].text == "?"
 
 
 def test_one_unsure_word_in_an_outline_is_a_mark_of_the_art_and_a_sure_one_is_said() -> None:

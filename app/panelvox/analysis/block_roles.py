@@ -8,7 +8,7 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word, and one word read with under 0.6 confidence in a traced outline (motion
+  mostly no word (scene text under 0.7 whatever it holds), and one word read with under 0.6 confidence in a traced outline (motion
   lines or a machine's parts whose light ground was traced). A number drawn on a thing in
   a panel ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said
   for them. A balloon holding only "2" holds a hand-lettered "?" and says it.
@@ -105,8 +105,12 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
     if block.language in foreign:
         return True
     if read < SCRIBBLE_CONFIDENCE:
+        # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign or scene
+        # text read very unsurely, whatever it holds (lettering of a balloon or caption
+        # whose outline was not traced is said, unsure, while it holds words)
         tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
-        return read < SCRIBBLE_CONFIDENCE - 0.1 or 2 * sum(map(lexicon, tokens)) < len(tokens)
+        unworded = 2 * sum(map(lexicon, tokens)) < len(tokens)
+        return unworded or (block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE - 0.1)
     return False
 
 
