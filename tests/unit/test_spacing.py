@@ -12,7 +12,6 @@ import pytest
 from panelvox.analysis.lettering import WordList, clean_line, restore_spaces
 from panelvox.analysis.spacing import GAP_MISREAD, WordFrequencies, respace
 
-
 REPO = Path(__file__).resolve().parents[2]
 
 
