@@ -6,7 +6,7 @@ words begin and end ("EVERY THING" or "EVERYTHING", "CANIT" or "CAN IT") needs h
 each word is (panelvox.analysis.spacing). This writes, for every letters-only word of the
 shipped word list, its proper names and the comics lexicon, its Zipf frequency in English
 (log10 of uses per billion words) from the ``wordfreq`` package's own data, rounded to a
-tenth; a word ``wordfreq`` does not know is written at 1.0 (known, but rare). Nothing is
+hundredth; a word ``wordfreq`` does not know is written at 1.0 (known, but rare). Nothing is
 fetched: the data ships inside the package (pinned in pyproject's ``test`` extra, so
 the output is the same on every machine).
 
@@ -24,15 +24,12 @@ from collections import defaultdict
 from importlib.metadata import version
 from pathlib import Path
 
-from wordfreq import iter_wordlist, zipf_frequency  # type: ignore[import-untyped]
+from wordfreq import zipf_frequency  # type: ignore[import-untyped]
 
 DATA = Path(__file__).resolve().parent.parent / "app/panelvox/analysis/data"
 WORDFREQ_VERSION = version("wordfreq")
 LETTERS = re.compile(r"^[a-z]+$")
 FLOOR = 1.0
-#: other words of wordfreq's English list at least this common are listed as "printed
-#: only": a token printed so is that word ("OUTA", "GERTIE"), but no reading is made of them
-PRINTED_MIN = 2.0
 
 NOTICE = f"""\
 # English word frequencies for choosing word boundaries in comic lettering (Panelvox).
@@ -42,8 +39,8 @@ NOTICE = f"""\
 # redistributed under the same licence. It includes data from Google Books Ngrams, Wikipedia,
 # the Leeds Internet Corpus, ParaCrawl, OpenSubtitles, SUBTLEX and others (see wordfreq's README).
 # Each line: a Zipf frequency (log10 of uses per billion words), a tab, the words that have it.
-# Words wordfreq does not know are listed at {FLOOR}. Lines starting with "~" list wordfreq's
-# other words of at least {PRINTED_MIN} (slang, spellings, names), only ever taken as printed.
+# Words wordfreq does not know are listed at {FLOOR}. Lines starting with "~" list proper names:
+# only one of four letters or more is cut out of a run of letters ("GERTIE" is not GER TIE).
 """
 
 
@@ -55,22 +52,16 @@ def _words(name: str) -> set[str]:
 
 def main(argv: list[str]) -> int:
     dest = Path(argv[1]) if len(argv) > 1 else DATA / "english_freq.txt"
-    vocab = _words("english_words.txt") | _words("english_names.txt") | _words("comic_lexicon.txt")
-    buckets: dict[float, list[str]] = defaultdict(list)
-    for w in sorted(vocab):
-        buckets[max(FLOOR, round(zipf_frequency(w, "en"), 1))].append(w)
-    body = "".join(f"{z:.1f}\t{' '.join(ws)}\n" for z, ws in sorted(buckets.items(), reverse=True))
-    printed: dict[float, list[str]] = defaultdict(list)
-    for w in iter_wordlist("en"):
-        z = round(zipf_frequency(w, "en"), 1)
-        if z < PRINTED_MIN:
-            break  # the list is ordered by frequency
-        if LETTERS.match(w) and w not in vocab:
-            printed[z].append(w)
-    body += "".join(f"~{z:.1f}\t{' '.join(sorted(ws))}\n" for z, ws in sorted(printed.items(), reverse=True))
+    vocab = _words("english_words.txt") | _words("comic_lexicon.txt")
+    names = _words("english_names.txt") - vocab
+    body = ""
+    for mark, group in (("", vocab), ("~", names)):
+        buckets: dict[float, list[str]] = defaultdict(list)
+        for w in sorted(group):
+            buckets[max(FLOOR, round(zipf_frequency(w, "en"), 2))].append(w)
+        body += "".join(f"{mark}{z:.2f}\t{' '.join(ws)}\n" for z, ws in sorted(buckets.items(), reverse=True))
     dest.write_text(NOTICE + body, encoding="utf-8")
-    n = sum(map(len, printed.values()))
-    print(f"{len(vocab)} words in {len(buckets)} frequency bands, {n} printed only -> {dest}")
+    print(f"{len(vocab)} words, {len(names)} names -> {dest}")
     return 0
 
 

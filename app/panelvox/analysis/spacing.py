@@ -51,22 +51,24 @@ _MAX_WORD = 24
 _MIN_CUT = 4
 #: what is left of a contraction whose apostrophe was read as a space ("DON T", "I LL"):
 #: kept apart, as printed, like a single letter (an initial, a stammer: "D-DON'T")
+#: the shortest proper name that may be cut out of a run of letters
+_MIN_NAME = 4
 #: endings of inflected forms, tried on a printed token the frequency list lacks
 _ENDINGS = ("s", "es", "ed", "d")
 _TAILS = frozenset({"s", "t", "d", "m", "ll", "ve", "re"})
 # a token: leading punctuation, letters, then an optional contraction tail and punctuation
-_DASHES = re.compile(r"([-‐‑–—…]+|\.{2,})")
+_DASHES = re.compile(r"([-‐‑–—…]+|\.+)")
 _TOKEN = re.compile(r"([^A-Za-z]*)([A-Za-z]+)((?:['’][A-Za-z]{1,2})?[^A-Za-z]*)")
 
 
 @dataclass(frozen=True, slots=True)
 class WordFrequencies:
     """-log10 of each known word's probability in English text (lowercase, letters only):
-    ``cost`` for words a reading may be made of, ``printed`` for other words of English text
-    (slang, spellings, names: "OUTA", "GERTIE") that are only ever taken as printed."""
+    ``cost`` for words, ``names`` for proper names; a short name is never cut out of a run
+    of letters (it would fit nearly anywhere: "GERTIE" is not "GER TIE")."""
 
     cost: dict[str, float]
-    printed: dict[str, float] = dataclasses.field(default_factory=dict)
+    names: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def load(cls) -> WordFrequencies:
@@ -76,32 +78,33 @@ class WordFrequencies:
     @classmethod
     def from_lines(cls, lines: list[str]) -> WordFrequencies:
         """Parse ``ZIPF<tab>word word ...`` lines (Zipf: log10 of uses per billion words;
-        ``~ZIPF`` for words only taken as printed)."""
+        ``~ZIPF`` for proper names)."""
         cost: dict[str, float] = {}
-        printed: dict[str, float] = {}
+        names: dict[str, float] = {}
         for line in lines:
             if not line or line.startswith("#"):
                 continue
             zipf, _, words = line.partition("\t")
-            into = printed if zipf.startswith("~") else cost
+            into = names if zipf.startswith("~") else cost
             c = 9.0 - float(zipf.lstrip("~"))
             for w in words.split():
                 into[w] = c
-        return cls(cost, printed)
+        return cls(cost, names)
 
     def word_cost(self, word: str) -> float | None:
         """-log10 P(word) for a word that may be made by cutting or joining, else None."""
         w = word.lower()
         if len(w) <= 2 and w not in SHORT_WORDS:
             return None
-        return self.cost.get(w)
+        cost = self.cost.get(w)
+        return self.names.get(w) if cost is None and len(w) >= _MIN_NAME else cost
 
     def token_cost(self, token: str, known: Callable[[str], bool]) -> float:
         """-log10 P of a token as printed: its word's; for an inflection or a dropped g
         the word's it comes from ("FELLAS", "GOIN"); a rare word's if ``known`` takes it (a
         name, a word of the comics lexicon); else a rare string's."""
         w = token.lower()
-        cost = self.printed.get(w)
+        cost = self.names.get(w)
         if cost is not None:
             return cost
         for base in (w, w + "g", *(w[: -len(s)] for s in _ENDINGS if w.endswith(s) and len(w) > len(s) + 2)):
@@ -183,7 +186,7 @@ def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = la
             out += _respace_run(run, freqs, known) if run else []
             run = []
             pieces = _DASHES.split(token)
-            # words joined by dashes are each their own run ("WHO-WHAT-CANIT")
+            # words joined by dashes or dots are each their own run ("WHO-WHAT-CANIT", "A.AGADGET")
             if len(pieces) > 1:  # separators at odd places
                 token = "".join(
                     respace(p, freqs, known) if i % 2 == 0 and p else p for i, p in enumerate(pieces)
