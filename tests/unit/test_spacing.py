@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from panelvox.analysis.lettering import WordList, clean_line, restore_spaces
+from panelvox.analysis.lettering import WordList, clean_line, join_lines, restore_spaces
 from panelvox.analysis.spacing import GAP_MISREAD, WordFrequencies, respace
 
 REPO = Path(__file__).resolve().parents[2]
@@ -89,6 +89,38 @@ def test_contraction_tails_single_letters_and_short_tokens_stay(words: WordList)
     assert restore_spaces("THAT'S WHY IM HERE", words) == "THAT'S WHY IM HERE"
     # a token under four letters is never cut: "AIN" is not "A IN"
     assert restore_spaces("IT AIN T SO", words) == "IT AIN T SO"
+
+
+def test_words_joined_by_dashes_or_dots_are_each_their_own_run(words: WordList) -> None:
+    assert restore_spaces("WHO-WHAT-CANIT BE?", words) == "WHO-WHAT-CAN IT BE?"
+    assert restore_spaces("NEW A.AGADGET WORK", words) == "NEW A.A GADGET WORK"
+    assert restore_spaces("U.S.A. ZZZZZZ-ZZ", words) == "U.S.A. ZZZZZZ-ZZ"
+
+
+def test_a_name_is_cut_out_of_a_run_only_when_not_short(words: WordList) -> None:
+    assert restore_spaces("OF BANDARA ISLANDDILLON'S MEN", words) == "OF BANDARA ISLAND DILLON'S MEN"
+    assert restore_spaces("LOOK GERTIE THE DWAGON", words) == "LOOK GERTIE THE DWAGON"  # not GER TIE
+
+
+def test_line_breaks_weighed_like_spaces(words: WordList) -> None:
+    # a line-end hyphen between two words is dropped where the whole word is far likelier
+    assert (
+        join_lines(["WE'VE DONE EVERY-", "THING HUMANLY"], "latin", words) == "WE'VE DONE EVERYTHING HUMANLY"
+    )
+    assert join_lines(["ENGAGED IN IMPORT-", "ANT MATTERS"], "latin", words) == "ENGAGED IN IMPORTANT MATTERS"
+    # and where the word before it is the word's first part
+    assert join_lines(["DIDN'T PASS IN SPEC-", "TION. GO"], "latin", words) == "DIDN'T PASS INSPECTION. GO"
+    # a word broken at a line end with its hyphen lost; a line break weighs more than a
+    # space: two words on two lines stay two ("TOOL"/"KIT", while "TOOL KIT" on one line
+    # is read as the likelier TOOLKIT)
+    assert join_lines(["I MADE HER DIS", "APPEAR!"], "latin", words) == "I MADE HER DISAPPEAR!"
+    assert join_lines(["LOWER THE TOOL", "KIT, AND I'LL"], "latin", words) == "LOWER THE TOOL KIT, AND I'LL"
+    assert restore_spaces("LOWER THE TOOL KIT", words) == "LOWER THE TOOLKIT"
+    # a sound's or an interjection's hyphen stays: the whole is no word of the list
+    assert join_lines(["TEE-", "HEE!"], "latin", words) == "TEE-HEE!"
+    # compounds written with a hyphen keep it
+    assert join_lines(["HIS YOUNG SIDE-", "KICK"], "latin", words) == "HIS YOUNG SIDE-KICK"
+    assert join_lines(["THE PET OF EVERY-", "ONE"], "latin", words) == "THE PET OF EVERY-ONE"
 
 
 def test_punctuation_bounds_a_run(words: WordList) -> None:

@@ -314,26 +314,26 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             tail_m = _LETTERS.match(line)
             head = head_m.group(1) if head_m else ""
             tail = tail_m.group(0) if tail_m else ""
-            prev_m = re.search(r"(?:^|\s)([A-Za-z]+) [A-Za-z]+-$", out)
+            prev_m = re.search(r"(?:^|\s)([A-Za-z]+)\s[A-Za-z]+-$", out)
             prev = prev_m.group(1) if prev_m else ""
             # a compound of two real words keeps its hyphen (SIDE-KICK), and so does a word
             # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
-            # (VEN-TURE, HIBER-NATING), as does one far likelier whole than as two words
-            # (IMPORT-ANT) or whose first part stands apart before it (IN SPEC-TION)
+            # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
+            # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
+            # (IN SPEC-TION)
             compound = (
                 words is not None
                 and min(len(head), len(tail)) >= 3
                 and words.knows(head)
                 and (words.knows(tail) or not words.knows(head + tail))
-                and not joined_likelier(head, tail)
+                and not (words.knows(head + tail) and joined_likelier(head, tail))
                 and not (prev and words.knows(prev + head + tail))
             )
             out = out + line if compound else out[:-1] + line
         else:
-            out = f"{out} {line}" if out else line
-    # a line break between two parts of one word, or in a word, is a printed space too
-    return restore_spaces(out, words) if words is not None and len(lines) > 1 else out
-    return out
+            out = f"{out}\n{line}" if out else line
+    # a word broken at a line end whose hyphen was lost is found whole ("DIS"/"APPEAR")
+    return restore_spaces(out, words) if words is not None else out.replace("\n", " ")
 
 
 # -- furigana --------------------------------------------------------------------------

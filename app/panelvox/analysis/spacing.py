@@ -41,6 +41,12 @@ SHORT_WORDS = frozenset({
 #: halves side by side ("EVERY THING"), not where the two words are common together
 #: ("GIRL FRIEND"), and a space is put in only where the token as printed is rarer still.
 GAP_MISREAD = 3.0
+#: -log10 of the odds that a line break without a hyphen falls inside a word: a letterer
+#: breaks about one line end in fifty inside a word (47 of 2,491 lines read on the cib
+#: pages end with a hyphen) and the recogniser loses about one such hyphen in fifty (one
+#: seen: "HER DIS" / "APPEAR"), so about 4e-4. A line break is undone only where the whole
+#: word is that much likelier ("DIS"/"APPEAR"), not for two words ("TOOL"/"KIT").
+LINE_BREAK = 3.4
 #: -log10 probability of the rarest known word (a word list entry ``wordfreq`` has not seen)
 _RARE = 8.0
 #: the cost of a token that is no known word: rarer than any word, more so the longer it is
@@ -123,12 +129,13 @@ def joined_likelier(head: str, tail: str, freqs: WordFrequencies | None = None) 
 
 
 def _best_cuts(
-    letters: str, printed: set[int], freqs: WordFrequencies, known: Callable[[str], bool]
+    letters: str, printed: dict[int, float], freqs: WordFrequencies, known: Callable[[str], bool]
 ) -> list[int]:
     """The cut positions (ends of words) of the likeliest reading of ``letters``, whose
-    printed word ends are ``printed`` (including ``len(letters)``)."""
+    printed word ends are the keys of ``printed`` (including ``len(letters)``), each with
+    the cost of undoing it (a space or a line break)."""
     n = len(letters)
-    starts = {0} | printed
+    starts = {0, *printed}
     ends = sorted(printed)
     # positions inside a short printed token, where no word may begin or end
     uncut = {k for a, b in zip([0, *ends], ends, strict=False) if b - a < _MIN_CUT for k in range(a + 1, b)}
@@ -146,7 +153,7 @@ def _best_cuts(
                 cost = freqs.token_cost(part, known)
             if cost is None or i in uncut:
                 continue
-            cost += GAP_MISREAD * sum(1 for k in printed if j < k < i)  # spaces removed
+            cost += sum(c for k, c in printed.items() if j < k < i)  # spaces or breaks undone
             if i not in printed:
                 cost += GAP_MISREAD  # a space put in
             cand = (prev[0] + cost, [*prev[1], i])
@@ -154,18 +161,20 @@ def _best_cuts(
             if cur is None or cand[0] < cur[0] - 1e-9:
                 best[i] = cand
     final = best[n]
-    return final[1] if final is not None else sorted(printed)
+    return final[1] if final is not None else ends
 
 
-def _respace_run(
-    tokens: list[tuple[str, str, str]], freqs: WordFrequencies, known: Callable[[str], bool]
-) -> list[str]:
-    """Re-cut a run of tokens (prefix, letters, suffix) with no punctuation between them."""
+_Token = tuple[str, str, str, bool]  # prefix, letters, suffix, whether a line breaks after it
+
+
+def _respace_run(tokens: list[_Token], freqs: WordFrequencies, known: Callable[[str], bool]) -> list[str]:
+    """Re-cut a run of tokens with no punctuation between them."""
     letters = "".join(t[1] for t in tokens)
-    printed, pos = set(), 0
+    printed: dict[int, float] = {}
+    pos = 0
     for t in tokens:
         pos += len(t[1])
-        printed.add(pos)
+        printed[pos] = LINE_BREAK if t[3] else GAP_MISREAD
     cuts = _best_cuts(letters, printed, freqs, known)
     words = [letters[a:b] for a, b in zip([0, *cuts], cuts, strict=False)]
     if len(words) == len(tokens) and all(w == t[1] for w, t in zip(words, tokens, strict=True)):
@@ -176,11 +185,18 @@ def _respace_run(
 
 
 def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = lambda _t: False) -> str:
-    """The line with its words cut where the likeliest reading cuts them; ``known`` tells
-    a printed token that is a word although the frequency list lacks it."""
+    """The text with its words cut where the likeliest reading cuts them, on one line
+    (``text``'s line breaks, "\\n", weigh as :data:`LINE_BREAK`); ``known`` tells a printed
+    token that is a word although the frequency list lacks it."""
     out: list[str] = []
-    run: list[tuple[str, str, str]] = []
-    for token in text.split():
+    run: list[_Token] = []
+    lines = [ln.split() for ln in text.split("\n")]
+    tokens = [
+        (tok, k == len(ln) - 1 and n < len(lines) - 1)
+        for n, ln in enumerate(lines)
+        for k, tok in enumerate(ln)
+    ]
+    for token, line_end in tokens:
         m = _TOKEN.fullmatch(token)
         if m is None or len(m.group(2)) == 1 or m.group(2).lower() in _TAILS:
             out += _respace_run(run, freqs, known) if run else []
@@ -197,7 +213,7 @@ def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = la
         if prefix and run:
             out += _respace_run(run, freqs, known)
             run = []
-        run.append((prefix, letters, suffix))
+        run.append((prefix, letters, suffix, line_end))
         if suffix:
             out += _respace_run(run, freqs, known)
             run = []
