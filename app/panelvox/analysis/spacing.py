@@ -55,15 +55,16 @@ _MAX_WORD = 24
 #: a printed token shorter than this is never cut: short unknown tokens are names and
 #: exclamations ("AIN", "ZUN"), not words run together
 _MIN_CUT = 4
-#: what is left of a contraction whose apostrophe was read as a space ("DON T", "I LL"):
-#: kept apart, as printed, like a single letter (an initial, a stammer: "D-DON'T")
 #: the shortest proper name that may be cut out of a run of letters
 _MIN_NAME = 4
 #: endings of inflected forms, tried on a printed token the frequency list lacks
 _ENDINGS = ("s", "es", "ed", "d")
+#: what is left of a contraction whose apostrophe was read as a space ("DON T", "I LL"):
+#: kept apart, as printed, like a single letter (an initial, a stammer: "D-DON'T")
 _TAILS = frozenset({"s", "t", "d", "m", "ll", "ve", "re"})
-# a token: leading punctuation, letters, then an optional contraction tail and punctuation
+#: dashes and dots between words: each side is a run of its own
 _DASHES = re.compile(r"([-‐‑–—…]+|\.+)")
+# a token: leading punctuation, letters, then an optional contraction tail and punctuation
 _TOKEN = re.compile(r"([^A-Za-z]*)([A-Za-z]+)((?:['’][A-Za-z]{1,2})?[^A-Za-z]*)")
 
 
