@@ -4,8 +4,10 @@ Pure text functions, no models:
 
 - ALL-CAPS lettering: a line that is mostly capitals is made all capitals, and digits
   that stand inside words for look-alike letters are turned back ("G0OD" -> "GOOD").
-- Spaces the detector lost are restored with a word list ("WHEREDID" -> "WHERE DID") and
-  after punctuation run into the next word ("KALA..ONE" -> "KALA.. ONE").
+- Word boundaries are chosen by word frequency (spacing.py): spaces the detector lost
+  are put back ("WHEREDID" -> "WHERE DID"), gaps read as spaces inside a word are closed
+  ("IMPORT ANT" -> "IMPORTANT"), and a space goes back after punctuation run into the next
+  word ("KALA..ONE" -> "KALA.. ONE").
 - Hyphenated line breaks are joined when a block's lines are joined ("VEN-"/"TURE" ->
   "VENTURE"; "SIDE-"/"KICK" -> "SIDE-KICK" since both halves are words).
 - Script detection per line ("latin" or "japanese") and furigana (ruby) detection.
@@ -21,15 +23,8 @@ from dataclasses import dataclass
 from importlib import resources
 from itertools import pairwise
 
-#: Two-letter (and one-letter) words common enough to be produced by a split. Other short
-#: dictionary entries ("ad", "em", "ta") would let nearly anything be split.
-# fmt: off
-_SHORT_WORDS = frozenset({
-    "a", "i", "am", "an", "as", "at", "be", "by", "do", "go", "he", "hi", "if", "in", "is", "it",
-    "me", "my", "no", "of", "oh", "ok", "on", "or", "ox", "so", "to", "up", "us", "we", "ye",
-})
-# fmt: on
-_MIN_SPLIT_LEN = 5  # shorter unknown tokens are left alone (names, exclamations)
+from panelvox.analysis.spacing import SHORT_WORDS, WordFrequencies, joined_likelier, respace
+
 _LETTERS = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"\S+")
 _CAPS_DIGITS = str.maketrans({"0": "O", "1": "I", "5": "S", "8": "B"})
@@ -184,7 +179,7 @@ def letters_for_digits(text: str) -> str:
 # -- spacing -------------------------------------------------------------------------
 def _part_ok(part: str, words: WordList) -> bool:
     if len(part) <= 2:
-        return part in _SHORT_WORDS
+        return part in SHORT_WORDS
     return part in words.words
 
 
@@ -278,37 +273,13 @@ def lettering_word(token: str, words: WordList) -> bool:
     )
 
 
-def _join_split_words(tokens: list[str], words: WordList) -> list[str]:
-    """Join two letter tokens that are one word ("IN SPECTION"): a wide letter gap read as a
-    space. Only where one of them is no word and together they are one of 5+ letters."""
-    out: list[str] = []
-    for token in tokens:
-        prev = out[-1] if out else ""
-        if (
-            prev.isalpha()
-            and token.isalpha()
-            and len(prev) + len(token) >= 5
-            and not (lettering_word(prev, words) and lettering_word(token, words))
-            and words.knows(prev + token)
-        ):
-            out[-1] = prev + token
-        else:
-            out.append(token)
-    return out
-
-
-def restore_spaces(text: str, words: WordList) -> str:
-    """Put back spaces the detector dropped between words and after punctuation."""
+def restore_spaces(text: str, words: WordList, freqs: WordFrequencies | None = None) -> str:
+    """Put back spaces lost after punctuation ("KALA..ONE"), then cut the line's letters
+    into its likeliest words (:func:`panelvox.analysis.spacing.respace`): "WHEREDID" is
+    "WHERE DID", "IN SPEC TION" is "INSPECTION"; a token of lettering (:func:`lettering_word`)
+    counts as a word as printed."""
     text = _PUNCT_RUN.sub(r"\1 ", text)
-    out = []
-    for token in text.split():
-        m = re.fullmatch(r"([^A-Za-z]*)([A-Za-z]+)([^A-Za-z]*)", token)
-        if m and len(m.group(2)) >= _MIN_SPLIT_LEN and not lettering_word(m.group(2), words):
-            parts = segment(m.group(2), words)
-            if parts:
-                token = m.group(1) + " ".join(parts) + m.group(3)
-        out.append(token)
-    return " ".join(_join_split_words(" ".join(out).split(), words))
+    return respace(text, freqs or WordFrequencies.load(), lambda t: lettering_word(t, words))
 
 
 _LAST_Z = re.compile(r"([A-Za-z']{2,})[Z2]$")
@@ -354,19 +325,26 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             tail_m = _LETTERS.match(line)
             head = head_m.group(1) if head_m else ""
             tail = tail_m.group(0) if tail_m else ""
+            prev_m = re.search(r"(?:^|\s)([A-Za-z]+)\s[A-Za-z]+-$", out)
+            prev = prev_m.group(1) if prev_m else ""
             # a compound of two real words keeps its hyphen (SIDE-KICK), and so does a word
             # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
-            # (VEN-TURE, HIBER-NATING, AD-VENTURE)
+            # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
+            # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
+            # (IN SPEC-TION)
             compound = (
                 words is not None
                 and min(len(head), len(tail)) >= 3
                 and words.knows(head)
                 and (words.knows(tail) or not words.knows(head + tail))
+                and not (words.knows(head + tail) and joined_likelier(head, tail))
+                and not (prev and words.knows(prev + head + tail))
             )
             out = out + line if compound else out[:-1] + line
         else:
-            out = f"{out} {line}" if out else line
-    return out
+            out = f"{out}\n{line}" if out else line
+    # a word broken at a line end whose hyphen was lost is found whole ("DIS"/"APPEAR")
+    return restore_spaces(out, words) if words is not None else out.replace("\n", " ")
 
 
 # -- furigana --------------------------------------------------------------------------
