@@ -153,3 +153,35 @@ def test_rtl_order_of_mirrored_page_equals_ltr_order(layout: tuple[list[BBox], f
     rtl = order_panels([Panel(f"p{i}", b.mirrored(width), 1.0, "t") for i, b in enumerate(boxes)], RTL)
     assert [p.order for p in ltr] == [p.order for p in rtl]
     assert sorted(p.order or 0 for p in ltr) == list(range(1, len(boxes) + 1))
+
+
+def ordered_ids(blocks: list[Balloon], ps: list[Panel], direction: ReadingDirection) -> list[str]:
+    out = order_blocks(blocks, order_panels(ps, direction), direction)
+    return [b.id for b in sorted(out, key=lambda b: b.order or 0)]
+
+
+def test_overlapping_balloons_on_one_line_read_along_the_line() -> None:
+    # two balloons whose boxes overlap both ways (no cut): the right one starts 2 px higher,
+    # the left one's middle is on the right one's line and it starts well before it
+    ps = panels((0, 0, 400, 300))
+    left, right = block(0, (20, 22, 220, 150)), block(1, (150, 20, 380, 120))
+    assert ordered_ids([right, left], ps, LTR) == ["b0", "b1"]
+    # a lower balloon to the left, its middle still level with the upper one, reads first too
+    assert ordered_ids([block(1, (150, 20, 300, 160)), block(0, (110, 110, 210, 190))], ps, LTR) == [
+        "b0",
+        "b1",
+    ]
+    # right to left: the mirrored page reads the mirrored way
+    mirrored = [block(0, (180, 22, 380, 150)), block(1, (20, 20, 250, 120))]
+    assert ordered_ids(mirrored, ps, RTL) == ["b0", "b1"]
+
+
+def test_stacked_or_lower_balloons_keep_top_first() -> None:
+    ps = panels((0, 0, 400, 300))
+    # two caption lines split into overlapping boxes: a few pixels further left is no lead
+    assert ordered_ids([block(1, (202, 30, 578, 77)), block(0, (210, 27, 581, 56))], ps, LTR) == ["b0", "b1"]
+    # a balloon clearly below the top one's line reads after it, even when it starts further left
+    assert ordered_ids([block(1, (20, 100, 300, 290)), block(0, (100, 20, 380, 140))], ps, LTR) == [
+        "b0",
+        "b1",
+    ]

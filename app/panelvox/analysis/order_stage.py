@@ -117,17 +117,32 @@ def _split(
 def _fallback(
     items: list[int], boxes: Sequence[BBox], direction: ReadingDirection, p: OrderParams, conf: float
 ) -> list[Ranked]:
-    """No cut separates the boxes (a pinwheel, overlapping art): the box that starts first
-    in reading terms goes first, then the rest are ordered again."""
+    """No cut separates the boxes (a pinwheel, overlapping balloons): the box that starts first
+    in reading terms goes first, then the rest are ordered again.
+
+    Rows read before columns (yonkoma the other way round): the topmost box opens a line of
+    reading; a box whose middle lies within that line and which starts clearly before it
+    across (by more than the tolerance of the narrower box) is read first, as the eye sweeps
+    along the row: a balloon a little lower than its neighbour but left of it comes first.
+    """
+    down, across = (0, 1) if direction is not ReadingDirection.TTB_RTL else (1, 0)
+
+    def span(i: int, axis: int) -> tuple[float, float]:
+        b = boxes[i]
+        a, z = (b.y0, b.y1) if axis == 0 else (b.x0, b.x1)
+        return (-z, -a) if axis == 1 and direction.right_to_left else (a, z)
 
     def key(i: int) -> tuple[float, float, int]:
-        b = boxes[i]
-        across = -b.x1 if direction.right_to_left else b.x0
-        if direction is ReadingDirection.TTB_RTL:
-            return (across, b.y0, i)
-        return (b.y0, across, i)
+        return (span(i, down)[0], span(i, across)[0], i)
 
-    first = min(items, key=key)
+    def before_on_line(i: int, top: int) -> bool:
+        (a0, a1), (t0, t1) = span(i, down), span(top, down)
+        (x0, x1), (u0, u1) = span(i, across), span(top, across)
+        lead = p.tolerance * min(x1 - x0, u1 - u0)
+        return t0 <= (a0 + a1) / 2 <= t1 and x0 < u0 - lead
+
+    top = min(items, key=key)
+    first = min((i for i in items if i == top or before_on_line(i, top)), key=lambda i: span(i, across)[0])
     rest = [i for i in items if i != first]
     low = min(conf, FALLBACK_CONFIDENCE)
     return [Ranked(first, low), *_xy_order(rest, boxes, direction, p, low)]
