@@ -106,7 +106,8 @@ def test_blocks_assigned_to_panel_holding_most_and_ordered_per_direction() -> No
 
 def test_unassigned_block_goes_between_the_rows_it_sits_between() -> None:
     ps = order_panels(panels((0, 0, 200, 100), (0, 150, 200, 250)), LTR)
-    blocks = [block(0, (10, 160, 50, 180)), block(1, (10, 110, 190, 140)), block(2, (10, 10, 50, 30))]
+    # in the middle of the gutter, touching neither panel
+    blocks = [block(0, (10, 160, 50, 180)), block(1, (10, 115, 190, 135)), block(2, (10, 10, 50, 30))]
     out = {b.id: b for b in order_blocks(blocks, ps, LTR)}
     assert out["b1"].panel is None
     assert [out[k].order for k in ("b2", "b1", "b0")] == [1, 2, 3]
@@ -185,3 +186,31 @@ def test_stacked_or_lower_balloons_keep_top_first() -> None:
         "b0",
         "b1",
     ]
+
+
+def test_of_boxes_ahead_on_the_line_the_topmost_goes_first() -> None:
+    # a caption above a balloon, both left of a taller balloon whose top is highest: the caption
+    # and the balloon under it are both ahead on the line, and the caption (above) reads first
+    ps = panels((0, 0, 900, 400))
+    caption, lower, right = (
+        block(0, (30, 10, 470, 60)),
+        block(1, (10, 60, 600, 380)),
+        block(2, (480, 5, 890, 260)),
+    )
+    assert ordered_ids([right, lower, caption], ps, LTR) == ["b0", "b1", "b2"]
+
+
+def test_caption_strip_on_a_panels_top_edge_is_read_with_that_panel() -> None:
+    # staggered row: the right panel's art starts below its caption strip, which lies outside
+    # every panel box; it introduces the right panel, read after the left one
+    ps = panels((0, 0, 400, 300), (0, 330, 190, 600), (210, 360, 400, 600))
+    strip = block(0, (215, 305, 395, 355))
+    left, right = block(1, (10, 340, 180, 380)), block(2, (220, 370, 390, 400))
+    out = {b.id: b for b in order_blocks([strip, left, right], order_panels(ps, LTR), LTR)}
+    assert out["b0"].panel == "p2"
+    assert [k for k, _b in sorted(out.items(), key=lambda kv: kv[1].order or 0)] == ["b1", "b0", "b2"]
+    # a strip too far above the panel, or mostly outside its width, stays between panels
+    far = order_blocks([block(0, (215, 260, 395, 290))], order_panels(ps, LTR), LTR)
+    assert far[0].panel == "p0"
+    wide = order_blocks([block(0, (0, 305, 400, 325))], order_panels(ps, LTR), LTR)
+    assert wide[0].panel is None

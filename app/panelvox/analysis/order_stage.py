@@ -124,6 +124,7 @@ def _fallback(
     reading; a box whose middle lies within that line and which starts clearly before it
     across (by more than the tolerance of the narrower box) is read first, as the eye sweeps
     along the row: a balloon a little lower than its neighbour but left of it comes first.
+    Of several such boxes the topmost is taken, and the step repeats from it.
     """
     down, across = (0, 1) if direction is not ReadingDirection.TTB_RTL else (1, 0)
 
@@ -141,8 +142,10 @@ def _fallback(
         lead = p.tolerance * min(x1 - x0, u1 - u0)
         return t0 <= (a0 + a1) / 2 <= t1 and x0 < u0 - lead
 
-    top = min(items, key=key)
-    first = min((i for i in items if i == top or before_on_line(i, top)), key=lambda i: span(i, across)[0])
+    # each step moves clearly back along the line, so this ends
+    first = min(items, key=key)
+    while ahead := [i for i in items if before_on_line(i, first)]:
+        first = min(ahead, key=key)
     rest = [i for i in items if i != first]
     low = min(conf, FALLBACK_CONFIDENCE)
     return [Ranked(first, low), *_xy_order(rest, boxes, direction, p, low)]
@@ -197,7 +200,11 @@ def order_blocks(
     for b in blocks:
         best = max(ordered_panels, key=lambda q: b.bbox.intersection(q.bbox), default=None)
         held = b.bbox.coverage_by(best.bbox) if best is not None else 0.0
-        owner.append(best.id if best is not None and held >= p.block_in_panel else None)
+        if best is not None and held >= p.block_in_panel:
+            owner.append(best.id)
+        else:
+            below = _panel_below(b.bbox, ordered_panels)
+            owner.append(below.id if below is not None else None)
 
     # Unassigned blocks go after the panel that precedes them when ordered with the panels.
     after: dict[str | None, list[int]] = {}
@@ -233,6 +240,20 @@ def order_blocks(
     for n, (i, conf, panel_id) in enumerate(sequence, start=1):
         out[i] = replace(blocks[i], panel=panel_id, order=n, order_confidence=round(conf, 4))
     return tuple(out)
+
+
+def _panel_below(box: BBox, panels: Sequence[Panel]) -> Panel | None:
+    """The panel whose top edge ``box`` sits on, when it lies outside every panel: a caption
+    strip ruled off above a panel's art introduces that panel (narration opens a panel, at its
+    top), so it is read with it. It must touch the top edge (a gap of at most half its height)
+    and lie mostly within the panel's width."""
+
+    def fits(q: Panel) -> bool:
+        across = min(box.x1, q.bbox.x1) - max(box.x0, q.bbox.x0)
+        gap = q.bbox.y0 - box.y1
+        return box.center.y < q.bbox.y0 and gap <= box.height / 2 and across >= box.width / 2
+
+    return min((q for q in panels if fits(q)), key=lambda q: q.bbox.y0 - box.y1, default=None)
 
 
 class OrderStage:
