@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import given, settings
@@ -203,14 +204,17 @@ def test_of_boxes_ahead_on_the_line_the_topmost_goes_first() -> None:
 def test_caption_strip_on_a_panels_top_edge_is_read_with_that_panel() -> None:
     # staggered row: the right panel's art starts below its caption strip, which lies outside
     # every panel box; it introduces the right panel, read after the left one
-    ps = panels((0, 0, 400, 300), (0, 330, 190, 600), (210, 360, 400, 600))
-    strip = block(0, (215, 305, 395, 355))
+    ps = order_panels(panels((0, 0, 400, 300), (0, 330, 190, 600), (210, 360, 400, 600)), LTR)
+
+    def caption(box: tuple[float, float, float, float]) -> Balloon:
+        return replace(block(0, box), kind=BalloonKind.CAPTION)
+
     left, right = block(1, (10, 340, 180, 380)), block(2, (220, 370, 390, 400))
-    out = {b.id: b for b in order_blocks([strip, left, right], order_panels(ps, LTR), LTR)}
+    out = {b.id: b for b in order_blocks([caption((215, 305, 395, 355)), left, right], ps, LTR)}
     assert out["b0"].panel == "p2"
     assert [k for k, _b in sorted(out.items(), key=lambda kv: kv[1].order or 0)] == ["b1", "b0", "b2"]
-    # a strip too far above the panel, or mostly outside its width, stays between panels
-    far = order_blocks([block(0, (215, 260, 395, 290))], order_panels(ps, LTR), LTR)
-    assert far[0].panel == "p0"
-    wide = order_blocks([block(0, (0, 305, 400, 325))], order_panels(ps, LTR), LTR)
-    assert wide[0].panel is None
+    # too far above the panel, or mostly outside its width: it stays where it is
+    assert order_blocks([caption((215, 260, 395, 290))], ps, LTR)[0].panel == "p0"
+    assert order_blocks([caption((0, 305, 400, 325))], ps, LTR)[0].panel is None
+    # only narration is moved: a balloon there keeps its place between the panels
+    assert order_blocks([block(0, (215, 305, 395, 355))], ps, LTR)[0].panel is None

@@ -5,7 +5,10 @@ XY-cut splits the boxes into tiers (horizontal cuts) or columns (vertical cuts) 
 line separates them, allowing a little overlap; tiers read top-down, columns in the book's
 direction. A tall panel that spans two rows stops the row cut, so the column cut runs first
 there and the reader finishes one column of the L before the other. Insets (a panel drawn
-inside another) are read right after the panel that holds them.
+inside another) are read right after the panel that holds them. Where no cut separates
+overlapping boxes, the eye sweeps along the top line: a box level with the topmost one and
+clearly before it across reads first. A caption strip ruled off above a panel's art (outside
+every detected panel, on its top edge) is read with the panel it introduces.
 
 Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
 where the cut needed the overlap tolerance, lowest where no cut exists and a top-first
@@ -203,7 +206,7 @@ def order_blocks(
         if best is not None and held >= p.block_in_panel:
             owner.append(best.id)
         else:
-            below = _panel_below(b.bbox, ordered_panels)
+            below = _panel_below(b.bbox, ordered_panels) if b.kind is BalloonKind.CAPTION else None
             owner.append(below.id if below is not None else None)
 
     # Unassigned blocks go after the panel that precedes them when ordered with the panels.
@@ -243,7 +246,7 @@ def order_blocks(
 
 
 def _panel_below(box: BBox, panels: Sequence[Panel]) -> Panel | None:
-    """The panel whose top edge ``box`` sits on, when it lies outside every panel: a caption
+    """The panel whose top edge the caption ``box`` sits on, when it lies outside every panel: a caption
     strip ruled off above a panel's art introduces that panel (narration opens a panel, at its
     top), so it is read with it. It must touch the top edge (a gap of at most half its height)
     and lie mostly within the panel's width."""
