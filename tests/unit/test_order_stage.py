@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 from hypothesis import given, settings
@@ -106,7 +107,8 @@ def test_blocks_assigned_to_panel_holding_most_and_ordered_per_direction() -> No
 
 def test_unassigned_block_goes_between_the_rows_it_sits_between() -> None:
     ps = order_panels(panels((0, 0, 200, 100), (0, 150, 200, 250)), LTR)
-    blocks = [block(0, (10, 160, 50, 180)), block(1, (10, 110, 190, 140)), block(2, (10, 10, 50, 30))]
+    # in the middle of the gutter, touching neither panel
+    blocks = [block(0, (10, 160, 50, 180)), block(1, (10, 115, 190, 135)), block(2, (10, 10, 50, 30))]
     out = {b.id: b for b in order_blocks(blocks, ps, LTR)}
     assert out["b1"].panel is None
     assert [out[k].order for k in ("b2", "b1", "b0")] == [1, 2, 3]
@@ -153,3 +155,66 @@ def test_rtl_order_of_mirrored_page_equals_ltr_order(layout: tuple[list[BBox], f
     rtl = order_panels([Panel(f"p{i}", b.mirrored(width), 1.0, "t") for i, b in enumerate(boxes)], RTL)
     assert [p.order for p in ltr] == [p.order for p in rtl]
     assert sorted(p.order or 0 for p in ltr) == list(range(1, len(boxes) + 1))
+
+
+def ordered_ids(blocks: list[Balloon], ps: list[Panel], direction: ReadingDirection) -> list[str]:
+    out = order_blocks(blocks, order_panels(ps, direction), direction)
+    return [b.id for b in sorted(out, key=lambda b: b.order or 0)]
+
+
+def test_overlapping_balloons_on_one_line_read_along_the_line() -> None:
+    # two balloons whose boxes overlap both ways (no cut): the right one starts 2 px higher,
+    # the left one's middle is on the right one's line and it starts well before it
+    ps = panels((0, 0, 400, 300))
+    left, right = block(0, (20, 22, 220, 150)), block(1, (150, 20, 380, 120))
+    assert ordered_ids([right, left], ps, LTR) == ["b0", "b1"]
+    # a lower balloon to the left, its middle still level with the upper one, reads first too
+    assert ordered_ids([block(1, (150, 20, 300, 160)), block(0, (110, 110, 210, 190))], ps, LTR) == [
+        "b0",
+        "b1",
+    ]
+    # right to left: the mirrored page reads the mirrored way
+    mirrored = [block(0, (180, 22, 380, 150)), block(1, (20, 20, 250, 120))]
+    assert ordered_ids(mirrored, ps, RTL) == ["b0", "b1"]
+
+
+def test_stacked_or_lower_balloons_keep_top_first() -> None:
+    ps = panels((0, 0, 400, 300))
+    # two caption lines split into overlapping boxes: a few pixels further left is no lead
+    assert ordered_ids([block(1, (202, 30, 578, 77)), block(0, (210, 27, 581, 56))], ps, LTR) == ["b0", "b1"]
+    # a balloon clearly below the top one's line reads after it, even when it starts further left
+    assert ordered_ids([block(1, (20, 100, 300, 290)), block(0, (100, 20, 380, 140))], ps, LTR) == [
+        "b0",
+        "b1",
+    ]
+
+
+def test_of_boxes_ahead_on_the_line_the_topmost_goes_first() -> None:
+    # a caption above a balloon, both left of a taller balloon whose top is highest: the caption
+    # and the balloon under it are both ahead on the line, and the caption (above) reads first
+    ps = panels((0, 0, 900, 400))
+    caption, lower, right = (
+        block(0, (30, 10, 470, 60)),
+        block(1, (10, 60, 600, 380)),
+        block(2, (480, 5, 890, 260)),
+    )
+    assert ordered_ids([right, lower, caption], ps, LTR) == ["b0", "b1", "b2"]
+
+
+def test_caption_strip_on_a_panels_top_edge_is_read_with_that_panel() -> None:
+    # staggered row: the right panel's art starts below its caption strip, which lies outside
+    # every panel box; it introduces the right panel, read after the left one
+    ps = order_panels(panels((0, 0, 400, 300), (0, 330, 190, 600), (210, 360, 400, 600)), LTR)
+
+    def caption(box: tuple[float, float, float, float]) -> Balloon:
+        return replace(block(0, box), kind=BalloonKind.CAPTION)
+
+    left, right = block(1, (10, 340, 180, 380)), block(2, (220, 370, 390, 400))
+    out = {b.id: b for b in order_blocks([caption((215, 305, 395, 355)), left, right], ps, LTR)}
+    assert out["b0"].panel == "p2"
+    assert [k for k, _b in sorted(out.items(), key=lambda kv: kv[1].order or 0)] == ["b1", "b0", "b2"]
+    # too far above the panel, or mostly outside its width: it stays where it is
+    assert order_blocks([caption((215, 260, 395, 290))], ps, LTR)[0].panel == "p0"
+    assert order_blocks([caption((0, 305, 400, 325))], ps, LTR)[0].panel is None
+    # only narration is moved: a balloon there keeps its place between the panels
+    assert order_blocks([block(0, (215, 305, 395, 355))], ps, LTR)[0].panel is None

@@ -5,7 +5,10 @@ XY-cut splits the boxes into tiers (horizontal cuts) or columns (vertical cuts) 
 line separates them, allowing a little overlap; tiers read top-down, columns in the book's
 direction. A tall panel that spans two rows stops the row cut, so the column cut runs first
 there and the reader finishes one column of the L before the other. Insets (a panel drawn
-inside another) are read right after the panel that holds them.
+inside another) are read right after the panel that holds them. Where no cut separates
+overlapping boxes, the eye sweeps along the top line: a box level with the topmost one and
+clearly before it across reads first. A caption strip ruled off above a panel's art (outside
+every detected panel, on its top edge) is read with the panel it introduces.
 
 Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
 where the cut needed the overlap tolerance, lowest where no cut exists and a top-first
@@ -117,17 +120,35 @@ def _split(
 def _fallback(
     items: list[int], boxes: Sequence[BBox], direction: ReadingDirection, p: OrderParams, conf: float
 ) -> list[Ranked]:
-    """No cut separates the boxes (a pinwheel, overlapping art): the box that starts first
-    in reading terms goes first, then the rest are ordered again."""
+    """No cut separates the boxes (a pinwheel, overlapping balloons): the box that starts first
+    in reading terms goes first, then the rest are ordered again.
+
+    Rows read before columns (yonkoma the other way round): the topmost box opens a line of
+    reading; a box whose middle lies within that line and which starts clearly before it
+    across (by more than the tolerance of the narrower box) is read first, as the eye sweeps
+    along the row: a balloon a little lower than its neighbour but left of it comes first.
+    Of several such boxes the topmost is taken, and the step repeats from it.
+    """
+    down, across = (0, 1) if direction is not ReadingDirection.TTB_RTL else (1, 0)
+
+    def span(i: int, axis: int) -> tuple[float, float]:
+        b = boxes[i]
+        a, z = (b.y0, b.y1) if axis == 0 else (b.x0, b.x1)
+        return (-z, -a) if axis == 1 and direction.right_to_left else (a, z)
 
     def key(i: int) -> tuple[float, float, int]:
-        b = boxes[i]
-        across = -b.x1 if direction.right_to_left else b.x0
-        if direction is ReadingDirection.TTB_RTL:
-            return (across, b.y0, i)
-        return (b.y0, across, i)
+        return (span(i, down)[0], span(i, across)[0], i)
 
+    def before_on_line(i: int, top: int) -> bool:
+        (a0, a1), (t0, t1) = span(i, down), span(top, down)
+        (x0, x1), (u0, u1) = span(i, across), span(top, across)
+        lead = p.tolerance * min(x1 - x0, u1 - u0)
+        return t0 <= (a0 + a1) / 2 <= t1 and x0 < u0 - lead
+
+    # each step moves clearly back along the line, so this ends
     first = min(items, key=key)
+    while ahead := [i for i in items if before_on_line(i, first)]:
+        first = min(ahead, key=key)
     rest = [i for i in items if i != first]
     low = min(conf, FALLBACK_CONFIDENCE)
     return [Ranked(first, low), *_xy_order(rest, boxes, direction, p, low)]
@@ -182,7 +203,11 @@ def order_blocks(
     for b in blocks:
         best = max(ordered_panels, key=lambda q: b.bbox.intersection(q.bbox), default=None)
         held = b.bbox.coverage_by(best.bbox) if best is not None else 0.0
-        owner.append(best.id if best is not None and held >= p.block_in_panel else None)
+        if best is not None and held >= p.block_in_panel:
+            owner.append(best.id)
+        else:
+            below = _panel_below(b.bbox, ordered_panels) if b.kind is BalloonKind.CAPTION else None
+            owner.append(below.id if below is not None else None)
 
     # Unassigned blocks go after the panel that precedes them when ordered with the panels.
     after: dict[str | None, list[int]] = {}
@@ -218,6 +243,20 @@ def order_blocks(
     for n, (i, conf, panel_id) in enumerate(sequence, start=1):
         out[i] = replace(blocks[i], panel=panel_id, order=n, order_confidence=round(conf, 4))
     return tuple(out)
+
+
+def _panel_below(box: BBox, panels: Sequence[Panel]) -> Panel | None:
+    """The panel whose top edge the caption ``box`` sits on, when it lies outside every panel: a caption
+    strip ruled off above a panel's art introduces that panel (narration opens a panel, at its
+    top), so it is read with it. It must touch the top edge (a gap of at most half its height)
+    and lie mostly within the panel's width."""
+
+    def fits(q: Panel) -> bool:
+        across = min(box.x1, q.bbox.x1) - max(box.x0, q.bbox.x0)
+        gap = q.bbox.y0 - box.y1
+        return box.center.y < q.bbox.y0 and gap <= box.height / 2 and across >= box.width / 2
+
+    return min((q for q in panels if fits(q)), key=lambda q: q.bbox.y0 - box.y1, default=None)
 
 
 class OrderStage:
