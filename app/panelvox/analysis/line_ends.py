@@ -55,8 +55,9 @@ def _beyond(
 
 
 def _lone_letter(stats: np.ndarray, rows: tuple[int, int], start: int, h: float) -> int | None:
-    """The left column of a lone upright letter ("I") a word space before ``start``, in the
-    line's rows and no taller than they are; None when the nearest ink there is no such."""
+    """The left column of a lone upright letter ("I") a word space before ``start``: the
+    nearest ink there, within the line's rows (a quarter of their height over at most), at
+    least 0.6 of their height tall and under half of it wide; None when it is no such."""
     best = None
     for c in range(1, len(stats)):
         cx, cy, cw, ch = (int(v) for v in stats[c][:4])
