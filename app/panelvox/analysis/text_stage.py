@@ -18,6 +18,7 @@ import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.line_ends import reread_ends
 from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_merged, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
@@ -215,6 +216,8 @@ class TextStage:
         recs = engine.recognize(
             [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon, head
         )
+        # a letter the box cut, or a lone "I" it left out, read again with the box widened
+        reread_ends(image, dets, tall, recs, lambda c: engine.recognize(c, lexicon, head), lexicon)
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
         # where the column reading is not Japanese, try the box upright and keep the better.
         retry = [

@@ -1,0 +1,162 @@
+"""A line's ends that its detected box cut off, read again.
+
+The detector's box often starts inside a line's first letter (a caption's large initial,
+"UDDENLY" for "SUDDENLY") or leaves out a lone "I" a word space before the rest of the line
+("CAN'T LOOK!"). Where the box's end cuts ink, or a lone upright letter stands just before
+it, the line is read again with its box widened to take the letter in, and the new reading is
+kept only when it has fewer non-words, or is the old one with its first "I".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.model import Image
+from panelvox.models.ctc_beam import CtcDecoder
+from panelvox.models.ocr import Detection, Recognition, crop_quad
+from panelvox.models.text_boxes import Box, Quad, axis_box
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+#: a letter cut by the box reaches at most this many line heights beyond it (a large initial)
+_CUT_REACH = 1.5
+#: a lone letter stands at most this many line heights (a word space) before the box
+_LONE_GAP = 0.8
+
+
+def _beyond(
+    ink: np.ndarray,
+    stats: np.ndarray,
+    labels: np.ndarray,
+    rows: tuple[int, int],
+    edge: int,
+    side: int,
+    h: float,
+) -> int | None:
+    """Where the letters cut by the box's ``edge`` column end beyond it (``side`` 0: left,
+    1: right); ``edge`` itself when none is cut; None when the ink cut runs on (a border or
+    the art, not a letter)."""
+    out = edge
+    for c in set(np.unique(labels[rows[0] : rows[1], edge]).tolist()) - {0}:
+        cx, cy, cw, ch = (int(v) for v in stats[c][:4])
+        end = cx if side == 0 else cx + cw - 1
+        if (side == 0 and end >= edge) or (side == 1 and end <= edge):
+            continue
+        touches = cx == 0 or cy == 0 or cx + cw >= ink.shape[1] or cy + ch >= ink.shape[0]
+        if touches or ch > 2.0 * h or cw > _CUT_REACH * h:
+            return None
+        out = min(out, end) if side == 0 else max(out, end)
+    return out
+
+
+def _lone_letter(stats: np.ndarray, rows: tuple[int, int], start: int, h: float) -> int | None:
+    """The left column of a lone upright letter ("I") a word space before ``start``: the
+    nearest ink there, within the line's rows (a quarter of their height over at most), at
+    least 0.6 of their height tall and under half of it wide; None when it is no such."""
+    best = None
+    for c in range(1, len(stats)):
+        cx, cy, cw, ch = (int(v) for v in stats[c][:4])
+        right = cx + cw - 1
+        if right >= start or start - right > _LONE_GAP * h:
+            continue
+        if min(cy + ch, rows[1]) - max(cy, rows[0]) < 0.5 * ch:
+            continue  # a letter of the line above or below
+        if best is None or right > stats[best][0] + stats[best][2] - 1:
+            best = c
+    if best is None:
+        return None
+    cx, cy, cw, ch = (int(v) for v in stats[best][:4])
+    inside = cy >= rows[0] - 0.25 * h and cy + ch <= rows[1] + 0.25 * h and cx > 0
+    return cx if inside and ch >= 0.6 * h and cw <= 0.45 * h else None
+
+
+def widen(image: Image, det: Detection, others: Sequence[Box]) -> tuple[float, float]:
+    """How many pixels to move a horizontal line's left and right ends outwards: to where a
+    letter its box cuts ends, and on the left to a lone letter a word space before it. An end
+    whose cut ink lies in another box (``others``: another piece of the line) stays."""
+    x0, y0, x1, y1 = axis_box(det)
+    h = y1 - y0
+    height, width = image.shape[:2]
+    top, left = int(max(0, y0 - 0.5 * h)), int(max(0, x0 - _CUT_REACH * h))
+    region = image[top : int(min(height, y1 + 0.5 * h)), left : int(min(width, x1 + _CUT_REACH * h))]
+    gray = cv2.cvtColor(region, cv2.COLOR_RGB2GRAY)
+    bx0, bx1 = int(x0) - left, int(x1) - left
+    rows = (int(y0) - top, int(y1) - top)
+    inner = gray[rows[0] : rows[1], bx0:bx1]
+    if inner.size == 0 or bx0 < 0 or bx1 > gray.shape[1]:
+        return 0.0, 0.0
+    threshold, _ = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    ink = (gray < threshold).astype(np.uint8)
+    _n, labels, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    mid = (y0 + y1) / 2
+    moves = []
+    for side, edge, probe in ((0, bx0, x0 - 2), (1, bx1 - 1, x1 + 2)):
+        if any(b[0] <= probe <= b[2] and b[1] <= mid <= b[3] for b in others):
+            moves.append(0.0)
+            continue
+        end = _beyond(ink, stats, labels, rows, edge, side, h)
+        if end is None:
+            moves.append(0.0)
+            continue
+        if side == 0:
+            end = _lone_letter(stats, rows, end, h) or end
+        moves.append(float(abs(end - edge) + 2) if end != edge else 0.0)
+    return moves[0], moves[1]
+
+
+def _non_words(text: str, lexicon: LetteringLexicon) -> int:
+    """Tokens that are no word, counting a lone letter other than A, I, O and a lone digit."""
+    return sum(
+        1
+        for t in _TOKEN.findall(text)
+        if CtcDecoder.token_penalised(t, lexicon) or (len(t) == 1 and t not in "AIOaio")
+    )
+
+
+def better_reading(old: str, new: str, lexicon: LetteringLexicon) -> bool:
+    """Whether the widened box's reading ``new`` replaces ``old``: it has fewer non-words, or
+    is ``old`` with the lone "I" that began the line. A reading of under three letters or
+    digits is too little to judge by and stays."""
+    if sum(c.isalnum() for c in old) < 3:
+        return False
+    before, after = _non_words(old, lexicon), _non_words(new, lexicon)
+    return after < before or (after == before and _TOKEN.findall(new) == ["I", *_TOKEN.findall(old)])
+
+
+def _shifted(quad: Quad, left: float, right: float, width: int) -> Quad:
+    q = quad.copy()
+    q[[0, 3], 0] -= left
+    q[[1, 2], 0] += right
+    q[:, 0] = np.clip(q[:, 0], 0, width - 1)
+    return q
+
+
+def reread_ends(
+    image: Image,
+    dets: Sequence[Detection],
+    tall: Sequence[bool],
+    recs: list[Recognition],
+    read: Callable[[list[Image]], list[Recognition]],
+    lexicon: LetteringLexicon,
+) -> None:
+    """Read again, widened (see :func:`widen`), each upright horizontal line whose box cuts a
+    letter or leaves out a lone one; ``recs`` takes the better readings in place."""
+    boxes = [axis_box(d) for d in dets]
+    todo: list[int] = []
+    crops: list[Image] = []
+    for i, (d, v) in enumerate(zip(dets, tall, strict=True)):
+        q = d.quad
+        if v or abs(float(q[1, 1] - q[0, 1])) > 0.05 * max(1.0, float(q[1, 0] - q[0, 0])):
+            continue  # columns and boxes at a slant keep theirs
+        left, right = widen(image, d, [*boxes[:i], *boxes[i + 1 :]])
+        if left or right:
+            todo.append(i)
+            crops.append(crop_quad(image, _shifted(q, left, right, image.shape[1]), vertical=False))
+    for i, r in zip(todo, read(crops) if crops else [], strict=True):
+        if better_reading(recs[i].text, r.text, lexicon):
+            recs[i] = r

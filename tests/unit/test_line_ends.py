@@ -1,0 +1,96 @@
+"""A line's ends its detected box cut off: widened on drawn lettering, and read again."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from panelvox.analysis.lettering import WordList
+from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.line_ends import better_reading, reread_ends, widen
+from panelvox.models.ocr import Detection, OcrEngine, Recognition
+
+
+def _page(
+    text: str, *, at: tuple[int, int] = (60, 40), border: bool = False
+) -> tuple[np.ndarray, ImageDraw.ImageDraw]:
+    page = Image.new("RGB", (520, 120), "white")
+    draw = ImageDraw.Draw(page)
+    draw.text(at, text, fill="black", font=ImageFont.load_default(size=30))
+    if border:  # a balloon's outline running past the line, just before it
+        draw.line([(at[0] - 10, 5), (at[0] - 10, 115)], fill="black", width=3)
+    return np.asarray(page, dtype=np.uint8), draw
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> Detection:
+    return Detection(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32), 0.9)
+
+
+def _ink_columns(image: np.ndarray) -> tuple[int, int]:
+    xs = np.nonzero((image[:, :, 0] < 128).any(axis=0))[0]
+    return int(xs.min()), int(xs.max())
+
+
+def test_a_box_starting_inside_the_first_letter_is_widened_to_take_it_in() -> None:
+    image, _ = _page("SUDDENLY")
+    first, last = _ink_columns(image)
+    left, right = widen(image, _box(first + 8, 48, last + 4, 72), [])
+    assert first + 8 - left <= first  # the whole S
+    assert left <= 12  # no further than the letter
+    assert right == 0  # that end cut no ink
+
+
+def test_a_box_ending_inside_the_last_letter_is_widened_to_its_end() -> None:
+    image, _ = _page("LOOKED")
+    first, last = _ink_columns(image)
+    left, right = widen(image, _box(first - 4, 48, last - 6, 72), [])
+    assert left == 0
+    assert last - 6 + right >= last
+
+
+def test_a_lone_i_a_word_space_before_the_box_is_taken_in() -> None:
+    image, draw = _page("I CAN'T LOOK!")
+    font = ImageFont.load_default(size=30)
+    start = 60 + draw.textlength("I ", font=font)
+    first, last = _ink_columns(image)
+    left, _right = widen(image, _box(start - 3, 48, last + 4, 72), [])
+    assert start - 3 - left <= first
+
+
+def test_a_balloon_outline_before_the_line_is_no_letter() -> None:
+    image, _ = _page("CAN'T LOOK!", border=True)
+    first, last = _ink_columns(image)  # the outline is the first ink
+    left, _right = widen(image, _box(first + 12, 48, last + 4, 72), [])
+    assert left == 0
+
+
+def test_ink_in_another_box_of_the_line_stays_with_that_box() -> None:
+    image, _ = _page("SUDDENLY")
+    first, last = _ink_columns(image)
+    other = (float(first - 2), 46.0, float(first + 30), 74.0)  # the line's first piece
+    assert widen(image, _box(first + 8, 48, last + 4, 72), [other]) == (0.0, 0.0)
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> LetteringLexicon:
+    return LetteringLexicon(WordList.load())
+
+
+def test_a_widened_reading_is_kept_only_when_it_has_fewer_non_words(lexicon: LetteringLexicon) -> None:
+    assert better_reading("UDDENLY...", "SUDDENLY...", lexicon)
+    assert better_reading("CAN'T LOOK!", "I CAN'T LOOK!", lexicon)
+    assert not better_reading("WE'LL BE HERE", "R WE'LL BE HERE", lexicon)  # a neighbour's letter
+    assert not better_reading("BOO HOO", "BOO HOO1", lexicon)
+    assert not better_reading("CAN'T LOOK!", "CAN'T LOOK!", lexicon)
+    assert not better_reading("H", "HI", lexicon)  # too little to judge by
+
+
+def test_a_cut_first_letter_is_read_again_and_the_line_comes_back_whole(lexicon: LetteringLexicon) -> None:
+    engine = OcrEngine()
+    image, _ = _page("SUDDENLY HE SAW")
+    first, last = _ink_columns(image)
+    det = _box(first + 9, 46, last + 4, 74)
+    recs = [Recognition("UDDENLY HE SAW", 0.99)]
+    reread_ends(image, [det], [False], recs, lambda c: engine.recognize(c, lexicon), lexicon)
+    assert recs[0].text == "SUDDENLY HE SAW"
