@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw
 
 from panelvox.analysis.balloons_stage import BalloonsStage
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.line_groups import cluster_lines, reading_order
+from panelvox.analysis.line_groups import cluster_lines, reading_order, split_at_gaps
 from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection, TextLine
 
 W, H = 800, 600
@@ -281,3 +281,43 @@ def test_untraced_lettering_against_a_panel_border_is_a_caption_unless_a_cry() -
         "HOW WONDERFUL! TERRIFIC!": BalloonKind.SPEECH,
         "HELLO MR. HAVCASH": BalloonKind.SPEECH,
     }
+
+
+def _balloon_with_a_solid_line(middle: tuple[int, int, int, int]) -> PageAnalysis:
+    """A traced balloon of three lines whose middle one is drawn solid (bold letters that
+    touch): no seed of the balloon's inside falls in its box."""
+    img, d = _page()
+    d.ellipse((150, 60, 500, 350), fill="black")
+    d.polygon([(225, 320), (200, 420), (290, 330)], fill="black")
+    d.ellipse((154, 64, 496, 346), fill="white")
+    d.polygon([(232, 325), (203, 410), (280, 332)], fill="white")
+    boxes = [(220, 150, 430, 175), middle, (230, 240, 420, 265)]
+    _letters(d, boxes[0])
+    d.rectangle(boxes[1], fill=(20, 20, 20))
+    _letters(d, boxes[2])
+    lines = [_line(1, boxes[0], "HELLO"), _line(2, boxes[1], "THERE"), _line(3, boxes[2], "FRIEND")]
+    return _run(img, _analysis(lines))
+
+
+def test_line_with_no_light_between_its_letters_joins_the_balloon_it_lies_in() -> None:
+    out = _balloon_with_a_solid_line((225, 195, 425, 220))
+    assert [b.text for b in out.blocks] == ["HELLO THERE FRIEND"]
+    assert out.blocks[0].polygon is not None and out.blocks[0].tail is not None
+
+
+def test_lettering_of_another_size_inside_a_balloon_is_not_joined_to_it() -> None:
+    # twice the balloon's lettering: a sound drawn over it, not one of its lines
+    out = _balloon_with_a_solid_line((270, 180, 380, 235))
+    assert "THERE" in [b.text for b in out.blocks]
+
+
+def test_two_balloons_joined_by_their_outlines_are_cut_apart() -> None:
+    # one speaker's two balloons joined by a neck (one traced region): the second's lettering
+    # starts a line and a half below the first's last line, at the same leading
+    rows = [(80, 102), (104, 126), (128, 150), (180, 202), (204, 226)]
+    lines = [_line(i, (230, y0, 370, y1), "X") for i, (y0, y1) in enumerate(rows)]
+    assert cluster_lines(lines, gap=1.6, size_ratio=3.0) == [lines]  # one group by distance
+    assert split_at_gaps(lines) == [lines[:3], lines[3:]]
+    # lettering set loosely but evenly in one balloon stays whole
+    even = [_line(i, (230, y, 370, y + 22), "X") for i, y in enumerate((100, 150, 200))]
+    assert split_at_gaps(even) == [even]

@@ -17,6 +17,8 @@ from panelvox.books import open_book
 from panelvox.cli.common import UsageError
 from panelvox.cli.names import run_names
 from panelvox.model import (
+    Balloon,
+    BalloonKind,
     BBox,
     Image,
     PageAnalysis,
@@ -238,6 +240,59 @@ def test_a_name_holds_on_two_exchanges_or_the_books_confirmation(tmp_path: Path,
     renamed = names.apply(once)
     assert _names(renamed) == {"c1": None, "c2": "The Laird"}
     assert renamed.characters[1].name_confidence == 1.0
+
+
+def _only(page: PageAnalysis, *keep: str) -> PageAnalysis:
+    """``page`` with only the balloons ``keep`` (and their links)."""
+    blocks = tuple(b for b in page.blocks if b.id in keep)
+    return replace(page, blocks=blocks, speakers=tuple(s for s in page.speakers if s.balloon in keep))
+
+
+def test_a_call_answered_only_in_the_next_panel_needs_more_than_the_books_word(
+    tmp_path: Path, words: WordList
+) -> None:
+    names = BookNames("h", (), NameStore(tmp_path / "names.json"), words=words)
+    names.apply(_two_panels(3, ("DOUGAL, COME HERE!", "WHAT?", "DOUGAL! LOOK!", "HMM?")))  # said twice
+    # panel 1: the call; the next voice is in panel 2: perhaps the one called, perhaps the
+    # next scene's speaker. One such exchange is not enough, even for a name the book knows
+    # is a name
+    across = _only(_two_panels(1, ("DOUGAL, COME HERE!", "-", "-", "WHAT?")), "b1", "b4")
+    assert _names(names.apply(across))["c4"] is None
+    # answered in the call's own panel, it holds
+    assert _names(names.apply(_page(2, "DOUGAL, COME HERE!", "WHAT?"))) == {"c1": None, "c2": "Dougal"}
+
+
+def _call_then_caption(caption: str) -> PageAnalysis:
+    """Panel 1: c1 calls KALA and c2 answers; panel 2: ``caption``, and c2's person (figure
+    c4) alone says "ME PUMP!"."""
+    page = _only(_two_panels(1, ("KALA, COME HERE!", "WHAT?", "-", "ME PUMP!")), "b1", "b2", "b4")
+    box = Balloon("b5", BalloonKind.CAPTION, BBox(0, 600, 800, 650), caption, 0.9, "t", panel="p2", order=3)
+    return replace(page, blocks=(*page.blocks, box))
+
+
+@pytest.mark.parametrize(
+    ("caption", "unknown", "known"),
+    [
+        # a caption told of the one who speaks in its panel supports the call, and the name
+        # reaches the figure there
+        ("AND SO KALA RUNS THE PUMP.", "Kala", "Kala"),
+        # told by a narrator in the story, the name may be the narrator's friend, not the
+        # one who speaks: no evidence
+        ("I WATCH KALA RUN THE PUMP.", None, None),
+        # a caption naming two people says nothing about either, and never places a name the
+        # call gave (on c2 in panel 1)
+        ("KALA AND DOUGAL RUN THE PUMP.", None, None),
+    ],
+)
+def test_what_a_caption_says_of_the_one_who_speaks_in_its_panel(
+    tmp_path: Path, words: WordList, caption: str, unknown: str | None, known: str | None
+) -> None:
+    page = _call_then_caption(caption)
+    alone = BookNames("h", (), NameStore(tmp_path / "a.json"), words=words).apply(page)
+    assert _names(alone)["c2"] == _names(alone)["c4"] == unknown
+    listed = BookNames("h", ("Kala",), NameStore(tmp_path / "b.json"), words=words).apply(page)
+    assert _names(listed)["c2"] == "Kala"  # the book lists the name: the call alone holds
+    assert _names(listed)["c4"] == known
 
 
 def test_learned_names_are_saved_only_when_asked_and_read_back(tmp_path: Path, words: WordList) -> None:

@@ -126,6 +126,31 @@ def test_persons_point_at_their_first_figure_and_keep_the_balloons_figure() -> N
     assert clusters["c1"] == clusters["c3"] != clusters["c2"] == clusters["c4"]
 
 
+def test_two_persons_tied_to_one_figure_stay_two() -> None:
+    # the answer's tail was tied to the figure that asked (a reply drawn to the same place):
+    # the model still says two people; the answerer's id is their own next figure, never
+    # the asker's, or both would be one speaker (and a name given to one heard for the other)
+    page = _two_people()
+    page = replace(page, speakers=attribute(page))
+    page = replace(
+        page, speakers=tuple(replace(s, character="c1") if s.balloon == "b2" else s for s in page.speakers)
+    )
+    facts = balloon_facts(page, page.speakers, WHITE)
+    assert [f.figure for f in facts] == ["c1", "c1", "c3", "c4"]
+    links = {s.balloon: s for s in as_persons(page, facts, [0, 1, 0, 1]).speakers}
+    assert [(links[b].character, links[b].figure) for b in ("b1", "b2", "b3", "b4")] == [
+        ("c1", "c1"),
+        ("c4", "c1"),
+        ("c1", "c3"),
+        ("c4", "c4"),
+    ]
+    # seen only on the asker's figure: a voice of their own
+    out = as_persons(page, facts[:3], [0, 1, 0])
+    links = {s.balloon: s for s in out.speakers}
+    assert links["b2"].character == "v1" != links["b1"].character == links["b3"].character == "c1"
+    assert out.character("v1") is not None and out.character("v1").kind == "voice"
+
+
 def test_a_voice_off_panel_is_one_character_for_all_its_balloons() -> None:
     blocks = (
         _balloon("b1", "p1", 1, 150, 20, "WHO GOES THERE?", tail=False),

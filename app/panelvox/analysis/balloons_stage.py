@@ -36,7 +36,7 @@ import numpy.typing as npt
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_groups import cluster_lines, reading_order, thickness
+from panelvox.analysis.line_groups import cluster_lines, join_outline, reading_order, split_at_gaps, thickness
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
     Balloon,
@@ -378,21 +378,34 @@ class BalloonsStage:
             else:
                 groups.setdefault(label, []).append(ln)
 
-        blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
+        shaped: dict[int, tuple[Mask, list[TextLine], Shape | None]] = {}
         for label, members in groups.items():
             region = regions[label - 1][0]
             if _latin(members) and _spans_page(region, page_area, params):
+                shaped[label] = (region, members, None)  # lettering on the paper round the panels
+                continue
+            shape = self._balloon_shape(region, members, page_area, params, light)
+            if shape is None:
+                free.extend(members)
+            else:
+                shaped[label] = (region, members, shape)
+        # a line whose seeds all fell on letters (or in a neighbour's region) but that lies
+        # inside a traced balloon, at its lettering's size, is part of it
+        traced = [(region, members) for region, members, shape in shaped.values() if shape is not None]
+        free = [ln for ln in free if not join_outline(ln, traced)]
+
+        blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
+        for _region, members, shape in shaped.values():
+            if shape is None:
                 # lettering on the paper round the panels, or in boxes open to it: captions
                 # (a title's big letters are told apart by their size, a cry by its words)
                 for cluster in cluster_lines(members):
                     kind, conf = self._free_kind(cluster, typical, params)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
-            shape = self._balloon_shape(region, members, page_area, params, light)
-            if shape is None:
-                free.extend(members)
-                continue
-            clusters = cluster_lines(members, gap=1.6, size_ratio=3.0)
+            clusters = [
+                c for cl in cluster_lines(members, gap=1.6, size_ratio=3.0) for c in split_at_gaps(cl)
+            ]
             # several blocks share one region (balloons joined by their outlines): the
             # tail belongs to the block nearest its tip, the outline to none of them
             nearest = _nearest_cluster(clusters, shape.tail) if len(clusters) > 1 else 0

@@ -11,7 +11,11 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from panelvox.model import TextLine
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from panelvox.model import BBox, TextLine
 
 
 def thickness(line: TextLine) -> float:
@@ -64,6 +68,64 @@ def cluster_lines(
     for i in range(n):
         groups.setdefault(find(i), []).append(lines[i])
     return list(groups.values())
+
+
+def split_at_gaps(lines: list[TextLine], gap: float = 0.9, jump: float = 0.6) -> list[list[TextLine]]:
+    """Stacked horizontal lines cut where one row is far below the last: two balloons joined
+    by their outlines (one speaker's two balloons), lettered at the same leading.
+
+    A cut needs a gap of more than ``gap`` line thicknesses that also exceeds the block's
+    median gap between rows by ``jump`` thicknesses: lettering set loosely but evenly in one
+    balloon stays whole."""
+    if len(lines) < 2 or any(ln.vertical for ln in lines):
+        return [lines]
+    ordered = sorted(lines, key=lambda ln: ln.bbox.y0)
+    t = statistics.median(thickness(ln) for ln in lines)
+    gaps, bottom = [], ordered[0].bbox.y1
+    for ln in ordered[1:]:
+        gaps.append(ln.bbox.y0 - bottom)
+        bottom = max(bottom, ln.bbox.y1)
+    usual = statistics.median(gaps)
+    out = [[ordered[0]]]
+    for ln, g in zip(ordered[1:], gaps, strict=True):
+        if g > gap * t and g > usual + jump * t:
+            out.append([ln])
+        else:
+            out[-1].append(ln)
+    return out
+
+
+def inside_outline(region: npt.NDArray[np.uint8], box: BBox) -> float:
+    """The share of ``box`` inside the outer outline of ``region`` (1 inside; the holes its
+    letters make filled)."""
+    ys, xs = np.nonzero(region)
+    if len(xs) == 0:
+        return 0.0
+    x0, y0 = int(xs.min()), int(ys.min())
+    crop = np.ascontiguousarray(region[y0 : int(ys.max()) + 1, x0 : int(xs.max()) + 1])
+    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return 0.0
+    filled = np.zeros_like(crop)
+    cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
+    bx0, by0 = max(0, int(box.x0) - x0), max(0, int(box.y0) - y0)
+    bx1, by1 = math.ceil(box.x1) - x0, math.ceil(box.y1) - y0
+    inside = float(filled[by0:by1, bx0:bx1].sum()) if bx1 > bx0 and by1 > by0 else 0.0
+    return inside / max(1.0, box.area)
+
+
+def join_outline(line: TextLine, traced: Sequence[tuple[npt.NDArray[np.uint8], list[TextLine]]]) -> bool:
+    """Add ``line`` to the lines of the traced balloon (its inside ``region``, its lines) that
+    holds at least 80 % of its box, when its letters are of that balloon's size (within 35 %);
+    True when it was added. A line none of whose seeds found the balloon's inside (bold
+    letters that touch) is still one of its lines; a sound drawn over a balloon is not."""
+    t = thickness(line)
+    for region, members in traced:
+        size = statistics.median(thickness(ln) for ln in members)
+        if size / 1.35 <= t <= 1.35 * size and inside_outline(region, line.bbox) >= 0.8:
+            members.append(line)
+            return True
+    return False
 
 
 def _slope(line: TextLine) -> float | None:

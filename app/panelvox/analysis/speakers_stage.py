@@ -119,9 +119,12 @@ def as_persons(
     for person, group in sorted(members.items()):
         key = f"k{person + 1}"
         figures = [f.figure for f in group if f.figure is not None]
-        if figures:
-            who = figures[0]
-        else:  # heard, never seen: one voice for all its balloons
+        # a person's id is their first figure that no other person has: two persons whose
+        # balloons were tied to one figure (a reply drawn to the same place) stay two
+        who_seen = next((fid for fid in figures if fid not in cluster_of), None)
+        if who_seen is not None:
+            who = who_seen
+        else:  # heard, never seen (or only on others' figures): one voice for all its balloons
             voices += 1
             first = group[0].balloon
             who = f"v{voices}"

@@ -135,6 +135,17 @@ def self_introductions(text: str) -> list[str]:
     return out
 
 
+_FIRST_PERSON_TEXT = "i me my mine myself we our ours ourselves i'm i've i'd i'll we're we've we'd we'll"
+#: the narrator speaking of themself: "I FOUND MYSELF IN DAVID'S HOUSE" (not "US": "U.S.")
+_FIRST_PERSON = frozenset(_FIRST_PERSON_TEXT.split())
+
+
+def first_person(text: str) -> bool:
+    """Whether a caption is told by someone in the story ("I REACHED THE TIME WHEN DAVID
+    AND I ..."): the name it says is then one more person than its narrator."""
+    return any(w.strip(".,!?;:-\"'") in _FIRST_PERSON for w in _norm(text).lower().split())
+
+
 def name_key(name: str) -> str:
     """Mentions of one person share their first word, case-folded ("STEENIE STEENSON" ~ "STEENIE")."""
     return name.split()[0].casefold()

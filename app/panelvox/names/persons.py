@@ -9,19 +9,25 @@ at a person:
   speaker goes on talking, the one they answered (the balloon before); and it says the
   *speaker* is not that name;
 - a **self-introduction** names the speaker;
-- a **caption** names the one person who speaks in its panel, when it names no one else.
+- a **caption** may name the one person who speaks in its panel, when it names no one else
+  and is not told in the first person ("I FOUND MYSELF IN DAVID'S HOUSE": the narrator is a
+  second person, and the one who speaks may be either).
 
 A name is given only with evidence that holds, because a wrong name said as fact is the one
 thing a listener cannot catch. The evidence: two independent mentions on the page pointing
 at one person (vocatives answered by them in two panels, or a vocative and a
-self-introduction or a caption), or one when the book lists the name (ComicInfo
-``Characters``, a user's rename) or its other pages say it twice. The name must be said at
-least twice in the book (a misread word is not); a vocative counts only in a two-person
-exchange (with three, who is spoken to is a guess) and never for the one who says it; a name
-two persons would get goes to neither. The name lands on the figures the evidence points at
-(the balloon that answers a call), not on every panel the grouping gave the person: whether
-the boy of panel 4 is the boy called in panel 1 is itself a guess. A figure one of whose
-balloons calls the name is never given it (two balloons tied to one figure are two people).
+self-introduction or a caption), or one exchange when the book lists the name (ComicInfo
+``Characters``, a user's rename), or one call answered *in its own panel* when the book's
+other pages say the name twice (an answer in the next panel may be the next scene's voice).
+A caption supports a name but never holds one alone: it says who its panel is about, and the
+one who speaks there may be someone else. The name must be said at least twice in the book
+(a misread word is not); a vocative counts only in a two-person exchange (with three, who
+is spoken to is a guess) and never for the one who says it; a name two persons would get
+goes to neither. The name lands on the figures the evidence that held it points at (the
+balloon that answers a call; never a caption naming two people), not on every panel the
+grouping gave the person: whether the boy of panel 4 is the boy called in panel 1 is itself
+a guess. A figure one of whose balloons calls the name is never given it (two balloons tied
+to one figure are two people).
 
 Said as fact only when the book lists the name and two independent mentions hold it; every
 other name the words give is said as a guess ("probably Kala"): who is called and who
@@ -34,10 +40,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from panelvox.analysis.lettering import WordList
 from panelvox.model import Balloon, BalloonKind, PageAnalysis
-from panelvox.names.evidence import Mention, NameSource, display_name, name_key, page_mentions
+from panelvox.names.evidence import Mention, NameSource, display_name, first_person, name_key, page_mentions
 
 #: how sure a name is that the book lists and two mentions on the page hold (said as fact)
 SURE = 0.8
@@ -60,6 +67,20 @@ class NameEvidence:
     against: bool = False
     #: the balloon the evidence lands on: the answer to a vocative, the introduction itself
     landed: str | None = None
+
+
+class _Vote(NamedTuple):
+    """One independent piece of evidence: where it is said, how, and whether the balloon it
+    lands on is in that same panel (a call answered there, not in the next scene)."""
+
+    place: str
+    source: NameSource
+    in_panel: bool
+
+
+def _vote(e: NameEvidence, panel_of: Mapping[str, str | None]) -> _Vote:
+    here = panel_of.get(e.block)
+    return _Vote(here or e.block, e.source, here is not None and here == panel_of.get(e.landed or ""))
 
 
 def person_evidence(analysis: PageAnalysis, mentions: Sequence[Mention]) -> list[NameEvidence]:
@@ -121,8 +142,8 @@ def _two_party(said: Sequence[tuple[Balloon, str]], call: Balloon, answer: Ballo
 def _caption_person(analysis: PageAnalysis, caption_id: str) -> tuple[Balloon, str] | None:
     """The one person who speaks in a caption's panel, with their first balloon there."""
     caption = next((b for b in analysis.blocks if b.id == caption_id), None)
-    if caption is None or caption.panel is None:
-        return None
+    if caption is None or caption.panel is None or first_person(caption.text):
+        return None  # told by a narrator in the story: the name is someone they speak of
     said = [
         (b, link.character)
         for b in analysis.blocks_of(caption.panel)
@@ -154,29 +175,44 @@ def name_persons(
     for e in evidence:
         if e.source is NameSource.CAPTION:
             caption_names[e.block].add(name_key(e.name))
+    refused = {(e.person, name_key(e.name)) for e in evidence if e.against}
+    # what counts, for the votes and for where a name lands alike: never a caption naming two
+    # people, never a word the whole book says once (a misread is said once)
+    usable = [
+        e
+        for e in evidence
+        if not e.against
+        and not (e.source is NameSource.CAPTION and len(caption_names[e.block]) > 1)
+        and (
+            name_key(e.name) in known_keys
+            or on_page.get(name_key(e.name), 0) + other_pages(name_key(e.name)) >= 2
+        )
+    ]
     # independent evidence: two exchanges (two panels) or two kinds of mention (a vocative and
     # a self-introduction or caption), not a name called twice in one breath
     panel_of = {b.id: b.panel for b in analysis.blocks if b.panel}
-    votes: dict[tuple[str, str], set[str]] = defaultdict(set)  # (person, name key) -> evidence
-    refused: set[tuple[str, str]] = set()
+    votes: dict[tuple[str, str], set[_Vote]] = defaultdict(set)  # (person, name key) -> evidence
     spelled: dict[str, str] = {}
-    for e in evidence:
+    for e in usable:
         key = name_key(e.name)
-        if e.against:
-            refused.add((e.person, key))
-            continue
-        if e.source is NameSource.CAPTION and len(caption_names[e.block]) > 1:
-            continue
-        if key in known_keys or on_page.get(key, 0) + other_pages(key) >= 2:  # a misread is said once
-            votes[(e.person, key)].add(f"{panel_of.get(e.block) or e.block}:{e.source.value}")
-            spelled.setdefault(key, e.name)
-    # held: the book lists the name (one exchange), two exchanges on the page point at the
-    # person, or one does and the book's other pages say the name twice (confirmed in the book)
+        votes[(e.person, key)].add(_vote(e, panel_of))
+        spelled.setdefault(key, e.name)
+    # held: the book lists the name (one exchange), two pieces of evidence on the page point at
+    # the person, or one exchange within a panel does and the book's other pages say the name
+    # twice; never a caption alone (it says who its panel is about, who speaks may be another)
     held = {
-        pk: blocks
-        for pk, blocks in votes.items()
+        pk: got
+        for pk, got in votes.items()
         if pk not in refused
-        and (pk[1] in known_keys or len(blocks) >= _NEEDED or other_pages(pk[1]) >= _NEEDED)
+        and any(v.source is not NameSource.CAPTION for v in got)
+        and (
+            pk[1] in known_keys
+            or len(got) >= _NEEDED
+            or (
+                other_pages(pk[1]) >= _NEEDED
+                and any(v.source is not NameSource.CAPTION and v.in_panel for v in got)
+            )
+        )
     }
     by_person: dict[str, str] = {}  # person -> the name key it holds
     for person in {p for p, _ in held}:
@@ -195,8 +231,8 @@ def name_persons(
     # a figure that says "Yes, Kala!" is not Kala, even when the answer's tail was tied to it too
     calls_out = {(figure_of.get(e.block), name_key(e.name)) for e in evidence if e.against}
     landed: dict[str, str] = {}
-    for e in evidence:
-        if not e.against and e.landed and named.get(e.person) == name_key(e.name):
+    for e in usable:
+        if e.landed and named.get(e.person) == name_key(e.name):
             fig = figure_of.get(e.landed)
             if fig is not None and (fig, named[e.person]) not in calls_out:
                 landed[fig] = named[e.person]
