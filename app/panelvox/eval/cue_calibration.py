@@ -37,7 +37,7 @@ from panelvox.eval.script_metrics import (
 
 MAX_JOINED = 3
 #: upper edges of the confidence bins of the reliability table
-BIN_EDGES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.01)
+BIN_EDGES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.01)
 
 
 @dataclass(frozen=True, slots=True)
