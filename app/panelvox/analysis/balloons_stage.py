@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.analysis.balloon_split import split_at_waist
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
@@ -395,7 +396,7 @@ class BalloonsStage:
         free = [ln for ln in free if not join_outline(ln, traced)]
 
         blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
-        for _region, members, shape in shaped.values():
+        for region, members, shape in shaped.values():
             if shape is None:
                 # lettering on the paper round the panels, or in boxes open to it: captions
                 # (a title's big letters are told apart by their size, a cry by its words)
@@ -403,8 +404,13 @@ class BalloonsStage:
                     kind, conf = self._free_kind(cluster, typical, params)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
+            # two balloons whose outlines touch: a waist between lobes of lettering
+            parts = [members] if shape.kind is BalloonKind.CAPTION else split_at_waist(region, members)
             clusters = [
-                c for cl in cluster_lines(members, gap=1.6, size_ratio=3.0) for c in split_at_gaps(cl)
+                c
+                for p in parts
+                for cl in cluster_lines(p, gap=1.6, size_ratio=3.0)
+                for c in split_at_gaps(cl)
             ]
             # several blocks share one region (balloons joined by their outlines): the
             # tail belongs to the block nearest its tip, the outline to none of them
