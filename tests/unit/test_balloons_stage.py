@@ -321,3 +321,32 @@ def test_two_balloons_joined_by_their_outlines_are_cut_apart() -> None:
     # lettering set loosely but evenly in one balloon stays whole
     even = [_line(i, (230, y, 370, y + 22), "X") for i, y in enumerate((100, 150, 200))]
     assert split_at_gaps(even) == [even]
+
+
+def _two_lobes(second: tuple[int, int, int, int], lines: list[TextLine]) -> PageAnalysis:
+    """A balloon at the left and, drawn over its right end, a second outline ``second``
+    (the stroke between them is covered: one traced region with a waist)."""
+    img, d = _page()
+    d.ellipse((100, 200, 400, 330), fill="black")
+    d.ellipse(second, fill="black")
+    d.ellipse((104, 204, 396, 326), fill="white")
+    x0, y0, x1, y1 = second
+    d.ellipse((x0 + 4, y0 + 4, x1 - 4, y1 - 4), fill="white")
+    for ln in lines:
+        _letters(d, (int(ln.bbox.x0), int(ln.bbox.y0), int(ln.bbox.x1), int(ln.bbox.y1)))
+    return _run(img, _analysis(lines))
+
+
+def test_two_overlapping_balloons_traced_as_one_region_are_two_blocks() -> None:
+    # "HAR-UMPH!" and "KER-CHOO!": two speakers' balloons, the second over the first's end
+    lines = [_line(1, (150, 250, 375, 275), "HELLO"), _line(2, (365, 280, 600, 305), "THERE")]
+    out = _two_lobes((370, 230, 680, 360), lines)
+    assert [b.text for b in out.blocks] == ["HELLO", "THERE"]
+    assert out.blocks[0].lines == ("t1",)
+
+
+def test_a_line_across_the_waist_keeps_the_region_one_balloon() -> None:
+    # the same outline, lettered across the neck: one balloon, one block
+    lines = [_line(1, (150, 250, 620, 275), "HELLO THERE"), _line(2, (440, 290, 620, 315), "FRIEND")]
+    out = _two_lobes((370, 230, 680, 360), lines)
+    assert [b.text for b in out.blocks] == ["HELLO THERE FRIEND"]
