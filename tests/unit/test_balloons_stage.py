@@ -7,6 +7,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw
 
+from panelvox.analysis.balloon_split import split_at_rules
 from panelvox.analysis.balloons_stage import BalloonsStage
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.line_groups import cluster_lines, reading_order, split_at_gaps
@@ -350,3 +351,17 @@ def test_a_line_across_the_waist_keeps_the_region_one_balloon() -> None:
     lines = [_line(1, (150, 250, 620, 275), "HELLO THERE"), _line(2, (440, 290, 620, 315), "FRIEND")]
     out = _two_lobes((370, 230, 680, 360), lines)
     assert [b.text for b in out.blocks] == ["HELLO THERE FRIEND"]
+
+
+def test_a_rule_between_two_rows_of_lettering_parts_them() -> None:
+    # "THAT NIGHT..." in a caption box whose lower edge touches the balloon below it: the
+    # frame runs between the rows; rows with only paper between them stay one block
+    light = np.ones((H, W), np.uint8)
+    lines = [_line(1, (40, 30, 150, 55), "THAT NIGHT"), _line(2, (38, 62, 200, 87), "JANE")]
+    lines.append(_line(3, (38, 90, 200, 115), "THERE"))
+    assert split_at_rules(lines, light) == [lines]
+    light[58:60, 20:160] = 0  # the caption box's lower edge
+    assert split_at_rules(lines, light) == [lines[:1], lines[1:]]
+    light[58:60, 20:160] = 1
+    light[58:60, 60:90] = 0  # an underline under one word is no frame
+    assert split_at_rules(lines, light) == [lines]

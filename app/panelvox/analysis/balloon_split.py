@@ -9,14 +9,17 @@ single balloon like that, so lettering that lies in both lobes belongs to two ba
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
+from functools import reduce
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.tail_geometry import balloon_body
-from panelvox.model import TextLine
+from panelvox.model import BBox, Tail, TextLine
 
 Mask = npt.NDArray[np.uint8]
 
@@ -71,10 +74,12 @@ def _lobes(body: Mask, side: int) -> list[Mask]:
     return [(labels == i).astype(np.uint8) for i in halves] if len(halves) == 2 else []
 
 
-def split_at_waist(region: Mask, lines: Sequence[TextLine]) -> list[list[TextLine]]:
-    """``lines`` (inside ``region``, a page-sized mask) as one group per balloon: two groups
-    when the region has a waist and each lobe holds lettering wholly its own, else one."""
-    whole = [list(lines)]
+def split_at_waist(region: Mask, lines: Sequence[TextLine]) -> list[tuple[list[TextLine], Mask | None]]:
+    """``lines`` (inside ``region``, a page-sized mask) as one group per balloon, each with
+    its part of the region (page-sized): two when the region has a waist and each lobe
+    holds lettering wholly its own (every pixel goes with the nearer lobe, a tail with
+    its balloon), else one with no mask of its own."""
+    whole: list[tuple[list[TextLine], Mask | None]] = [(list(lines), None)]
     if len(lines) < 2:
         return whole
     x, y, w, h = cv2.boundingRect(region)
@@ -99,4 +104,49 @@ def split_at_waist(region: Mask, lines: Sequence[TextLine]) -> list[list[TextLin
         if first == 0 or second > 0.2 * first:
             return whole  # a line across the neck: one balloon after all
         groups[inside.index(first)].append(ln)
-    return groups if all(groups) else whole
+    if not all(groups):
+        return whole
+    near = [cv2.distanceTransform((1 - lobe).astype(np.uint8), cv2.DIST_L2, 3) for lobe in lobes]
+    out: list[tuple[list[TextLine], Mask | None]] = []
+    for k, group in enumerate(groups):
+        mine = (crop > 0) & (near[k] < near[1 - k]) if k == 0 else (crop > 0) & (near[k] <= near[1 - k])
+        part = np.zeros_like(region)
+        part[y : y + h, x : x + w] = mine[pad:-pad, pad:-pad]
+        out.append((group, part))
+    return out
+
+
+def nearest_cluster(clusters: Sequence[Sequence[TextLine]], tail: Tail | None) -> int:
+    """Index of the cluster whose text is nearest the tail's tip (-1 without a tail)."""
+    if tail is None:
+        return -1
+    tip = tail.tip
+
+    def dist(box: BBox) -> float:
+        dx = max(box.x0 - tip.x, 0.0, tip.x - box.x1)
+        dy = max(box.y0 - tip.y, 0.0, tip.y - box.y1)
+        return math.hypot(dx, dy)
+
+    return min(range(len(clusters)), key=lambda k: dist(reduce(BBox.union, (ln.bbox for ln in clusters[k]))))
+
+
+def split_at_rules(lines: Sequence[TextLine], light: Mask) -> list[list[TextLine]]:
+    """Stacked lines cut where a drawn rule runs between two rows: a caption box's edge
+    against the balloon or caption below it ("THAT NIGHT..." over "JANE, THERE'S ...").
+    Lettering in one block has only paper between its rows; a stroke across the whole
+    width the two rows share, in the gap between them, is a frame. ``light``: 1 where the
+    page is not stroke."""
+    if len(lines) < 2 or any(ln.vertical for ln in lines):
+        return [list(lines)]
+    ordered = sorted(lines, key=lambda ln: ln.bbox.y0)
+    out = [[ordered[0]]]
+    for a, b in itertools.pairwise(ordered):
+        y0, y1 = math.ceil(a.bbox.y1), int(b.bbox.y0)
+        x0, x1 = math.ceil(max(a.bbox.x0, b.bbox.x0)), int(min(a.bbox.x1, b.bbox.x1))
+        if y1 - y0 >= 2 and x1 - x0 >= 2 * a.bbox.height:
+            stroke = light[max(0, y0) : y1, max(0, x0) : x1] == 0
+            if stroke.size and stroke.any(axis=0).mean() >= 0.9:
+                out.append([b])
+                continue
+        out[-1].append(b)
+    return out
