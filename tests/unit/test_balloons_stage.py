@@ -7,7 +7,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw
 
-from panelvox.analysis.balloon_split import ruled_below, split_at_rules
+from panelvox.analysis.balloon_split import split_at_rules
 from panelvox.analysis.balloons_stage import BalloonsStage
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.line_groups import cluster_lines, reading_order, split_at_gaps
@@ -365,15 +365,3 @@ def test_a_rule_between_two_rows_of_lettering_parts_them() -> None:
     light[58:60, 20:160] = 1
     light[58:60, 60:90] = 0  # an underline under one word is no frame
     assert split_at_rules(lines, light) == [lines]
-
-
-def test_a_straight_rule_under_lettering_is_a_box_edge_a_curved_outline_is_not() -> None:
-    img, d = _page()
-    d.rectangle((0, 0, W, H), fill="white")
-    d.line((30, 70, 300, 70), fill="black", width=2)  # a caption box's lower edge
-    d.arc((320, -40, 620, 80), 0, 180, fill="black", width=2)  # a balloon's lower outline
-    light = (np.asarray(img.convert("L")) > 128).astype(np.uint8)
-    caption = [_line(1, (40, 40, 290, 62), "NIGHT FALLS")]
-    balloon = [_line(2, (380, 40, 560, 62), "HELLO")]
-    assert ruled_below(caption, light)
-    assert not ruled_below(balloon, light)

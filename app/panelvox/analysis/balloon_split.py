@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import statistics
 from collections.abc import Sequence
 from functools import reduce
 
@@ -20,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.tail_geometry import balloon_body
-from panelvox.model import BBox, Panel, Tail, TextLine
+from panelvox.model import BBox, Tail, TextLine
 
 Mask = npt.NDArray[np.uint8]
 
@@ -151,25 +150,3 @@ def split_at_rules(lines: Sequence[TextLine], light: Mask) -> list[list[TextLine
                 continue
         out[-1].append(b)
     return out
-
-
-def ruled_below(lines: Sequence[TextLine], light: Mask) -> bool:
-    """Whether a straight rule runs under the lettering, across its width, within a line
-    height of its last row: the lower edge of the box it is lettered in (a balloon's
-    outline curves away from the text's ends)."""
-    box = reduce(BBox.union, (ln.bbox for ln in lines))
-    t = statistics.median(ln.bbox.height for ln in lines)
-    y0, y1 = math.ceil(box.y1), math.ceil(box.y1 + t)
-    band = light[max(0, y0) : max(0, y1), max(0, int(box.x0)) : max(0, math.ceil(box.x1))] == 0
-    if band.shape[0] < 3 or band.shape[1] < 2 * t:
-        return False
-    rows = band[:-2] | band[1:-1] | band[2:]  # a rule three pixels high at most, tilted a little
-    return bool(rows.mean(axis=1).max() >= 0.9)
-
-
-def boxed_caption(lines: Sequence[TextLine], light: Mask, panels: Sequence[Panel], gap: float) -> bool:
-    """Lettering within ``gap`` of a panel's top border with a straight rule under it (not the
-    panel's bottom border): a caption box, even a short cry ("NIGHT FALLS!")."""
-    box = reduce(BBox.union, (ln.bbox for ln in lines))
-    on_top = any(box.coverage_by(p.bbox) >= 0.8 and box.y0 - p.bbox.y0 <= gap for p in panels)
-    return on_top and ruled_below(lines, light)

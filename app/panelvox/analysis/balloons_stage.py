@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.balloon_split import boxed_caption, nearest_cluster, split_at_rules, split_at_waist
+from panelvox.analysis.balloon_split import nearest_cluster, split_at_rules, split_at_waist
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
@@ -341,7 +341,6 @@ class BalloonsStage:
         page_area = float(h * w)
         barrier, light = _barrier_image(image)
         typical = statistics.median(thickness(ln) for ln in main)
-        edge = params.caption_edge_gap * typical  # lettering this near a panel's border is against it
 
         labels = np.zeros((h, w), np.int32)
         regions: list[tuple[Mask, bool]] = []  # (mask, is a balloon)
@@ -389,9 +388,7 @@ class BalloonsStage:
                 # (a title's big letters are told apart by their size, a cry by its words)
                 for cluster in (c for cl in cluster_lines(members) for c in split_at_rules(cl, light)):
                     kind, conf = self._free_kind(cluster, typical, params)
-                    boxed = _latin(cluster) and boxed_caption(cluster, light, analysis.panels, edge)
-                    kind = BalloonKind.CAPTION if boxed else _narration(kind, cluster)
-                    blocks.append((cluster, kind, conf, None))
+                    blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
             # two balloons whose outlines touch: a waist between lobes of lettering, each
             # lobe with its own kind and tail (no outline: part of it is the cut)
@@ -420,8 +417,6 @@ class BalloonsStage:
                 # lettering against a panel's top or bottom border whose outline was not
                 # traced: a caption box its words fill to the frame
                 kind = _narration(kind, cluster)
-            if _latin(cluster) and boxed_caption(cluster, light, analysis.panels, edge):
-                kind = BalloonKind.CAPTION
             blocks.append((cluster, kind, conf, None))
 
         out = []
