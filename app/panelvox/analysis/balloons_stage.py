@@ -8,8 +8,8 @@ speech) and what sticks out of its body the tail (tip and direction; its wedge f
 the tip by :mod:`panelvox.analysis.tail_geometry`). Lines outside any
 balloon are grouped by proximity and classified as sound effects (large lettering), other
 scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
-not be traced, speech with a lower confidence. Two balloons traced as one region are parted at the
-outline's waist, and lettering where a rule is drawn between its rows
+not be traced, speech with a lower confidence. Two balloons traced as one region are
+parted at the outline's waist, and lettering where a rule is drawn between its rows
 (:mod:`panelvox.analysis.balloon_split`).
 
 Western (Latin-script) pages follow their captions' conventions: a box whose hull is a
