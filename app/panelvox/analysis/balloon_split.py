@@ -5,6 +5,10 @@ When two balloons touch or overlap (one drawn over the other, "HAR-UMPH!" then
 as one region. Its outline then has a *waist*: two deep notches facing each other with
 a short neck between them, and a convex lobe on each side. A letterer never pinches a
 single balloon like that, so lettering that lies in both lobes belongs to two balloons.
+
+Untraced lettering is parted where a rule is drawn between two of its rows (a caption
+box's edge against the balloon below it), and a tail shared by several blocks of one
+region goes to the block nearest its tip.
 """
 
 from __future__ import annotations
@@ -109,7 +113,7 @@ def split_at_waist(region: Mask, lines: Sequence[TextLine]) -> list[tuple[list[T
     near = [cv2.distanceTransform((1 - lobe).astype(np.uint8), cv2.DIST_L2, 3) for lobe in lobes]
     out: list[tuple[list[TextLine], Mask | None]] = []
     for k, group in enumerate(groups):
-        mine = (crop > 0) & (near[k] < near[1 - k]) if k == 0 else (crop > 0) & (near[k] <= near[1 - k])
+        mine = (crop > 0) & ((near[0] < near[1]) == (k == 0))  # a tie goes to the second lobe
         part = np.zeros_like(region)
         part[y : y + h, x : x + w] = mine[pad:-pad, pad:-pad]
         out.append((group, part))
