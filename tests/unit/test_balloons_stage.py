@@ -7,6 +7,7 @@ import math
 import numpy as np
 from PIL import Image, ImageDraw
 
+from panelvox.analysis.balloon_split import split_at_rules
 from panelvox.analysis.balloons_stage import BalloonsStage
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.line_groups import cluster_lines, reading_order, split_at_gaps
@@ -321,3 +322,46 @@ def test_two_balloons_joined_by_their_outlines_are_cut_apart() -> None:
     # lettering set loosely but evenly in one balloon stays whole
     even = [_line(i, (230, y, 370, y + 22), "X") for i, y in enumerate((100, 150, 200))]
     assert split_at_gaps(even) == [even]
+
+
+def _two_lobes(second: tuple[int, int, int, int], lines: list[TextLine]) -> PageAnalysis:
+    """A balloon at the left and, drawn over its right end, a second outline ``second``
+    (the stroke between them is covered: one traced region with a waist)."""
+    img, d = _page()
+    d.ellipse((100, 200, 400, 330), fill="black")
+    d.ellipse(second, fill="black")
+    d.ellipse((104, 204, 396, 326), fill="white")
+    x0, y0, x1, y1 = second
+    d.ellipse((x0 + 4, y0 + 4, x1 - 4, y1 - 4), fill="white")
+    for ln in lines:
+        _letters(d, (int(ln.bbox.x0), int(ln.bbox.y0), int(ln.bbox.x1), int(ln.bbox.y1)))
+    return _run(img, _analysis(lines))
+
+
+def test_two_overlapping_balloons_traced_as_one_region_are_two_blocks() -> None:
+    # "HAR-UMPH!" and "KER-CHOO!": two speakers' balloons, the second over the first's end
+    lines = [_line(1, (150, 250, 375, 275), "HELLO"), _line(2, (365, 280, 600, 305), "THERE")]
+    out = _two_lobes((370, 230, 680, 360), lines)
+    assert [b.text for b in out.blocks] == ["HELLO", "THERE"]
+    assert out.blocks[0].lines == ("t1",)
+
+
+def test_a_line_across_the_waist_keeps_the_region_one_balloon() -> None:
+    # the same outline, lettered across the neck: one balloon, one block
+    lines = [_line(1, (150, 250, 620, 275), "HELLO THERE"), _line(2, (440, 290, 620, 315), "FRIEND")]
+    out = _two_lobes((370, 230, 680, 360), lines)
+    assert [b.text for b in out.blocks] == ["HELLO THERE FRIEND"]
+
+
+def test_a_rule_between_two_rows_of_lettering_parts_them() -> None:
+    # "THAT NIGHT..." in a caption box whose lower edge touches the balloon below it: the
+    # frame runs between the rows; rows with only paper between them stay one block
+    light = np.ones((H, W), np.uint8)
+    lines = [_line(1, (40, 30, 150, 55), "THAT NIGHT"), _line(2, (38, 62, 200, 87), "JANE")]
+    lines.append(_line(3, (38, 90, 200, 115), "THERE"))
+    assert split_at_rules(lines, light) == [lines]
+    light[58:60, 20:160] = 0  # the caption box's lower edge
+    assert split_at_rules(lines, light) == [lines[:1], lines[1:]]
+    light[58:60, 20:160] = 1
+    light[58:60, 60:90] = 0  # an underline under one word is no frame
+    assert split_at_rules(lines, light) == [lines]

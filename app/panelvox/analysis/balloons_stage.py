@@ -8,7 +8,9 @@ speech) and what sticks out of its body the tail (tip and direction; its wedge f
 the tip by :mod:`panelvox.analysis.tail_geometry`). Lines outside any
 balloon are grouped by proximity and classified as sound effects (large lettering), other
 scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
-not be traced, speech with a lower confidence.
+not be traced, speech with a lower confidence. Two balloons traced as one region are
+parted at the outline's waist, and lettering where a rule is drawn between its rows
+(:mod:`panelvox.analysis.balloon_split`).
 
 Western (Latin-script) pages follow their captions' conventions: a box whose hull is a
 rectangle is a caption even where its lettering bites into its fill; lettering on the
@@ -33,6 +35,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.analysis.balloon_split import nearest_cluster, split_at_rules, split_at_waist
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
@@ -276,20 +279,6 @@ def _union(lines: Sequence[TextLine]) -> BBox:
     return box
 
 
-def _nearest_cluster(clusters: Sequence[Sequence[TextLine]], tail: Tail | None) -> int:
-    """Index of the cluster whose text is nearest the tail's tip (-1 without a tail)."""
-    if tail is None:
-        return -1
-    tip = tail.tip
-
-    def dist(box: BBox) -> float:
-        dx = max(box.x0 - tip.x, 0.0, tip.x - box.x1)
-        dy = max(box.y0 - tip.y, 0.0, tip.y - box.y1)
-        return math.hypot(dx, dy)
-
-    return min(range(len(clusters)), key=lambda k: dist(_union(clusters[k])))
-
-
 def _latin(lines: Sequence[TextLine]) -> bool:
     """Western lettering, whose captions are told by the conventions below (manga's are not)."""
     return sum(ln.script == "japanese" for ln in lines) * 2 <= len(lines)
@@ -395,26 +384,36 @@ class BalloonsStage:
         free = [ln for ln in free if not join_outline(ln, traced)]
 
         blocks: list[tuple[list[TextLine], BalloonKind, float, Shape | None]] = []
-        for _region, members, shape in shaped.values():
+        for region, members, shape in shaped.values():
             if shape is None:
                 # lettering on the paper round the panels, or in boxes open to it: captions
                 # (a title's big letters are told apart by their size, a cry by its words)
-                for cluster in cluster_lines(members):
+                for cluster in (c for cl in cluster_lines(members) for c in split_at_rules(cl, light)):
                     kind, conf = self._free_kind(cluster, typical, params)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
-            clusters = [
-                c for cl in cluster_lines(members, gap=1.6, size_ratio=3.0) for c in split_at_gaps(cl)
-            ]
-            # several blocks share one region (balloons joined by their outlines): the
-            # tail belongs to the block nearest its tip, the outline to none of them
-            nearest = _nearest_cluster(clusters, shape.tail) if len(clusters) > 1 else 0
-            for k, cluster in enumerate(clusters):
-                one = shape
-                if len(clusters) > 1:
-                    one = replace(shape, polygon=(), tail=shape.tail if k == nearest else None)
-                blocks.append((cluster, shape.kind, shape.confidence, one))
-        for cluster in cluster_lines(free):
+            # two balloons whose outlines touch: a waist between lobes of lettering, each
+            # lobe with its own kind and tail (no outline: part of it is the cut)
+            parts = (
+                [(members, None)] if shape.kind is BalloonKind.CAPTION else split_at_waist(region, members)
+            )
+            for part, mask in parts:
+                own = shape
+                if mask is not None:
+                    lobe = classify_shape(mask, params, light, dented_captions=_latin(part))
+                    own = replace(lobe or shape, polygon=(), tail=lobe.tail if lobe else None)
+                clusters = [
+                    c for cl in cluster_lines(part, gap=1.6, size_ratio=3.0) for c in split_at_gaps(cl)
+                ]
+                # several blocks share one region (balloons joined by their outlines): the
+                # tail belongs to the block nearest its tip, the outline to none of them
+                nearest = nearest_cluster(clusters, own.tail) if len(clusters) > 1 else 0
+                for k, cluster in enumerate(clusters):
+                    one = own
+                    if len(clusters) > 1:
+                        one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
+                    blocks.append((cluster, own.kind, own.confidence, one))
+        for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
             kind, conf = self._free_kind(cluster, typical, params)
             if _latin(cluster) and _on_panel_edge(_union(cluster), analysis.panels, typical, params):
                 # lettering against a panel's top or bottom border whose outline was not
