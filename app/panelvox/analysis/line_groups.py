@@ -72,8 +72,12 @@ def cluster_lines(
 
 def _set_within(a: TextLine, b: TextLine, share: float = 0.5) -> bool:
     """Whether the smaller of two lines lies at least ``share`` inside the larger's box: the
-    small words set among a title's large display letters ("RESCUE / in the / DARK")."""
-    small, large = (a.bbox, b.bbox) if thickness(a) < thickness(b) else (b.bbox, a.bbox)
+    small words set among a title's large display letters ("RESCUE / in the / DARK"). A
+    lone mark (a speck read as "1") is no such word."""
+    first = thickness(a) < thickness(b)
+    if sum(c.isalnum() for c in (a if first else b).text) < 2:
+        return False
+    small, large = (a.bbox, b.bbox) if first else (b.bbox, a.bbox)
     iw = min(small.x1, large.x1) - max(small.x0, large.x0)
     ih = min(small.y1, large.y1) - max(small.y0, large.y0)
     return iw > 0 and ih > 0 and iw * ih >= share * small.width * small.height
