@@ -121,3 +121,14 @@ def test_a_word_cut_off_a_lines_end_is_read_with_the_line(lexicon: LetteringLexi
     piece = (_box(last - 14, 44, last + 3, 74), Recognition("%", 0.4), False)
     out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
     assert [r.text for _d, r, _v in out] == ["THE FIRST THING", "%"]
+
+
+def test_a_piece_read_surely_as_a_word_stays_its_own(lexicon: LetteringLexicon) -> None:
+    # "NO..." ending one balloon a word space before "I EXPECT A" in the next
+    engine = OcrEngine()
+    image, _ = _page("NO I EXPECT A")
+    first, last = _ink_columns(image)
+    line = (_box(first + 50, 44, last + 3, 74), Recognition("I EXPECT A", 0.95), False)
+    piece = (_box(first - 2, 44, first + 44, 74), Recognition("NO", 0.98), False)
+    out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
+    assert [r.text for _d, r, _v in out] == ["I EXPECT A", "NO"]

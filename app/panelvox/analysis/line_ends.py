@@ -164,6 +164,8 @@ def reread_ends(
 
 #: a word cut off a line's end stands at most this many line heights (a word space) from it
 _PIECE_GAP = 0.8
+#: a piece read with less confidence than this may be a word of the line beside it
+_UNSURE = 0.6
 
 _Line = tuple[Detection, Recognition, bool]
 
@@ -198,16 +200,20 @@ def join_pieces(
     """``lines`` with each short word the detector cut off a line's end read as part of it.
 
     A lone "I" a word space after "THE FIRST THING" can come out of detection as a box of
-    its own, read "1" and unsure. Where a piece of at most two letters lies on an upright
-    line's row just beyond its end (see :func:`_piece_of`), the line is read again with its
-    box stretched over the piece; the new reading is kept, and the piece dropped, when it is
-    the old one with one more word at that end and has no more non-words.
+    its own, read "1" and unsure. Where a piece of at most two letters, read unsure or as no
+    word, lies on an upright line's row just beyond its end (see :func:`_piece_of`), the line
+    is read again with its box stretched over the piece; the new reading is kept, and the
+    piece dropped, when it is the old one with one more word at that end and has no more
+    non-words. A piece read surely as a word is a word of its own.
     """
     boxes = [axis_box(d) for d, _r, _v in lines]
+    # a piece read surely as a word is a word of its own (a "NO..." of the next balloon)
     short = [
         k
-        for k, (d, r, v) in enumerate(lines)
-        if not v and sum(c.isalnum() for c in r.text) <= 2 and d.width > 0
+        for k, (_d, r, v) in enumerate(lines)
+        if not v
+        and sum(c.isalnum() for c in r.text) <= 2
+        and (r.score < _UNSURE or _non_words(r.text, lexicon) or not _TOKEN.findall(r.text))
     ]
     todo: list[tuple[int, int, int]] = []  # line, piece, end
     for k in short:
