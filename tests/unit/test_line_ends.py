@@ -124,11 +124,16 @@ def test_a_word_cut_off_a_lines_end_is_read_with_the_line(lexicon: LetteringLexi
 
 
 def test_a_piece_read_surely_as_a_word_stays_its_own(lexicon: LetteringLexicon) -> None:
-    # "NO..." ending one balloon a word space before "I EXPECT A" in the next
+    # "NO" ending one balloon a word space before "MORE TRICKS" in the next
     engine = OcrEngine()
-    image, _ = _page("NO I EXPECT A")
+    page = Image.new("RGB", (520, 120), "white")
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.load_default(size=30)
+    draw.text((60, 40), "NO", fill="black", font=font)
+    draw.text((125, 40), "MORE TRICKS", fill="black", font=font)
+    image = np.asarray(page, dtype=np.uint8)
     first, last = _ink_columns(image)
-    line = (_box(first + 50, 44, last + 3, 74), Recognition("I EXPECT A", 0.95), False)
-    piece = (_box(first - 2, 44, first + 44, 74), Recognition("NO", 0.98), False)
+    line = (_box(120, 44, last + 3, 74), Recognition("MORE TRICKS", 0.95), False)
+    piece = (_box(first - 2, 44, 112, 74), Recognition("NO", 0.98), False)
     out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
-    assert [r.text for _d, r, _v in out] == ["I EXPECT A", "NO"]
+    assert [r.text for _d, r, _v in out] == ["MORE TRICKS", "NO"]
