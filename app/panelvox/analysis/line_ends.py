@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.tilted_text import Line
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder
 from panelvox.models.ocr import Detection, Recognition, crop_quad
@@ -167,8 +168,6 @@ _PIECE_GAP = 0.8
 #: a piece read with less confidence than this may be a word of the line beside it
 _UNSURE = 0.6
 
-_Line = tuple[Detection, Recognition, bool]
-
 
 def _level(d: Detection) -> bool:
     """Whether a line's box lies level (not at a slant): only such a box is stretched."""
@@ -193,10 +192,10 @@ def _piece_of(piece: Box, line: Box) -> int:
 
 def join_pieces(
     image: Image,
-    lines: list[_Line],
+    lines: list[Line],
     read: Callable[[list[Image]], list[Recognition]],
     lexicon: LetteringLexicon,
-) -> list[_Line]:
+) -> list[Line]:
     """``lines`` with each short word the detector cut off a line's end read as part of it.
 
     A lone "I" a word space after "THE FIRST THING" can come out of detection as a box of
@@ -207,7 +206,6 @@ def join_pieces(
     non-words. A piece read surely as a word is a word of its own.
     """
     boxes = [axis_box(d) for d, _r, _v in lines]
-    # a piece read surely as a word is a word of its own (a "NO..." of the next balloon)
     short = [
         k
         for k, (_d, r, v) in enumerate(lines)

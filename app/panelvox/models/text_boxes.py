@@ -194,7 +194,8 @@ def combine_passes(
             # several lines in one box: keep the pieces if they are thinner lines
             thinner = max(min(p.width, p.height) for p in pieces) < 0.75 * t
             out.extend(pieces if thinner else [d])
-            split.extend(pieces if thinner else [])
+            if thinner:
+                split.extend(pieces)
         else:
             # one line long enough to run into the next balloon's: pieces apart along it
             out.extend(pieces if _apart_along(pieces, d) else [d])
