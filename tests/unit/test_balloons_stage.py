@@ -188,6 +188,24 @@ def test_drop_capital_stays_with_its_caption() -> None:
     assert len(cluster_lines(lines)) == 1
 
 
+def test_small_words_set_among_a_titles_large_letters_are_part_of_it() -> None:
+    # "RESCUE / in the / DARK": the small words lie within the large words' boxes
+    lines = [
+        _line(1, (118, 132, 747, 303), "RESCUE"),
+        _line(2, (267, 266, 519, 345), "IN THE"),
+        _line(3, (108, 284, 679, 504), "DARK"),
+    ]
+    groups = cluster_lines(lines)
+    assert len(groups) == 1
+    assert [ln.text for ln in reading_order(groups[0])] == ["RESCUE", "IN THE", "DARK"]
+    # a small line beside a large one, not within its box, stays apart (speech by a sound)
+    apart = [_line(1, (100, 100, 500, 200), "BLAM"), _line(2, (520, 150, 700, 175), "LOOK OUT")]
+    assert len(cluster_lines(apart)) == 2
+    # a speck within a line's box read as a digit is no word of it
+    speck = [_line(1, (198, 961, 296, 984), "JOE... HERE"), _line(2, (290, 966, 296, 972), "1")]
+    assert len(cluster_lines(speck, size_ratio=3.0)) == 2
+
+
 def test_fill_leaking_out_of_an_open_caption_is_not_taken_as_its_outline() -> None:
     # a light panel whose caption has no lower border: the fill spreads over the panel
     img, d = _page()

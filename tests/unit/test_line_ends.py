@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_ends import better_reading, reread_ends, widen
+from panelvox.analysis.line_ends import _piece_of, better_reading, join_pieces, reread_ends, widen
 from panelvox.models.ocr import Detection, OcrEngine, Recognition
 
 
@@ -94,3 +94,46 @@ def test_a_cut_first_letter_is_read_again_and_the_line_comes_back_whole(lexicon:
     recs = [Recognition("UDDENLY HE SAW", 0.99)]
     reread_ends(image, [det], [False], recs, lambda c: engine.recognize(c, lexicon), lexicon)
     assert recs[0].text == "SUDDENLY HE SAW"
+
+
+def test_a_piece_on_a_lines_row_a_word_space_beyond_its_end_continues_it() -> None:
+    line = (70.0, 53.0, 294.0, 75.0)
+    assert _piece_of((301, 61, 314, 74), line) == 1  # "THE FIRST THING" ... "I"
+    assert _piece_of((50, 55, 62, 74), line) == -1
+    assert _piece_of((301, 80, 314, 100), line) == 0  # on the next row
+    assert _piece_of((340, 55, 352, 74), line) == 0  # more than a word space away
+    assert _piece_of((301, 68, 306, 73), line) == 0  # a speck, not a letter's height
+
+
+def test_a_word_cut_off_a_lines_end_is_read_with_the_line(lexicon: LetteringLexicon) -> None:
+    engine = OcrEngine()
+    image, _ = _page("THE FIRST THING I")
+    first, last = _ink_columns(image)
+    # the detector found "THE FIRST THING" and the "I" apart; the "I" read unsure as "1"
+    line = (_box(first - 2, 44, last - 22, 74), Recognition("THE FIRST THING", 0.95), False)
+    piece = (_box(last - 6, 44, last + 3, 74), Recognition("1", 0.37), False)
+    out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
+    assert [r.text for _d, r, _v in out] == ["THE FIRST THING I"]
+    # a piece that reads as no word of the line leaves it as it was
+    image, _ = _page("THE FIRST THING %")
+    first, last = _ink_columns(image)
+    line = (_box(first - 2, 44, last - 30, 74), Recognition("THE FIRST THING", 0.95), False)
+    piece = (_box(last - 14, 44, last + 3, 74), Recognition("%", 0.4), False)
+    out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
+    assert [r.text for _d, r, _v in out] == ["THE FIRST THING", "%"]
+
+
+def test_a_piece_read_surely_as_a_word_stays_its_own(lexicon: LetteringLexicon) -> None:
+    # "NO" ending one balloon a word space before "MORE TRICKS" in the next
+    engine = OcrEngine()
+    page = Image.new("RGB", (520, 120), "white")
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.load_default(size=30)
+    draw.text((60, 40), "NO", fill="black", font=font)
+    draw.text((125, 40), "MORE TRICKS", fill="black", font=font)
+    image = np.asarray(page, dtype=np.uint8)
+    first, last = _ink_columns(image)
+    line = (_box(120, 44, last + 3, 74), Recognition("MORE TRICKS", 0.95), False)
+    piece = (_box(first - 2, 44, 112, 74), Recognition("NO", 0.98), False)
+    out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
+    assert [r.text for _d, r, _v in out] == ["MORE TRICKS", "NO"]

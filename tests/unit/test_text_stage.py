@@ -153,6 +153,22 @@ def test_a_box_over_several_lines_is_replaced_by_the_strict_lines_inside_it() ->
     assert boxes == [(0, 20), (200, 220), (302, 320), (325, 343)]
 
 
+def test_the_rest_of_a_line_whose_first_word_ran_into_the_next_line_is_not_kept_short() -> None:
+    # "HE" over "DO" ran together into one thick box; the loose pass kept "CAN'T" and "THAT"
+    # alone, the strict pass has the whole lines "HE CAN'T" and "DO THAT"
+    loose = [
+        _det(0, 0, 100, 20),
+        _det(0, 200, 100, 220),
+        _det(300, 300, 340, 340),  # HE + DO
+        _det(345, 300, 400, 318),  # CAN'T
+        _det(340, 322, 398, 340),  # THAT
+    ]
+    strict = [_det(302, 300, 400, 319, 0.7), _det(302, 321, 398, 340, 0.7)]
+    out = combine_passes(loose, strict, 1.4)
+    boxes = sorted((int(d.quad[:, 0].min()), int(d.quad[:, 1].min())) for d in out)
+    assert boxes == [(0, 0), (0, 200), (302, 300), (302, 321)]
+
+
 def test_lines_lost_by_the_loose_pass_are_added_and_duplicates_dropped() -> None:
     loose = [_det(0, 0, 100, 20), _det(0, 200, 100, 220), _det(0, 400, 100, 420)]
     strict = [_det(500, 500, 600, 520), _det(1, 1, 99, 19)]

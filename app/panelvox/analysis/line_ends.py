@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.tilted_text import Line
 from panelvox.model import Image
 from panelvox.models.ctc_beam import CtcDecoder
 from panelvox.models.ocr import Detection, Recognition, crop_quad
@@ -160,3 +161,90 @@ def reread_ends(
     for i, r in zip(todo, read(crops) if crops else [], strict=True):
         if better_reading(recs[i].text, r.text, lexicon):
             recs[i] = r
+
+
+#: a word cut off a line's end stands at most this many line heights (a word space) from it
+_PIECE_GAP = 0.8
+#: a piece read with less confidence than this may be a word of the line beside it
+_UNSURE = 0.6
+
+
+def _level(d: Detection) -> bool:
+    """Whether a line's box lies level (not at a slant): only such a box is stretched."""
+    q = d.quad
+    return abs(float(q[1, 1] - q[0, 1])) <= 0.05 * max(1.0, float(q[1, 0] - q[0, 0]))
+
+
+def _piece_of(piece: Box, line: Box) -> int:
+    """Which end of ``line`` the short box ``piece`` continues (-1: before it, 1: after it),
+    or 0: it lies on the line's row (its middle within the line's height, itself at least
+    half as tall, not above or below it) at most a word space from that end."""
+    h = line[3] - line[1]
+    mid = (piece[1] + piece[3]) / 2
+    if not (line[1] <= mid <= line[3]) or piece[3] - piece[1] < 0.5 * h or piece[2] - piece[0] > 2 * h:
+        return 0
+    if 0 <= piece[0] - line[2] <= _PIECE_GAP * h:
+        return 1
+    if 0 <= line[0] - piece[2] <= _PIECE_GAP * h:
+        return -1
+    return 0
+
+
+def join_pieces(
+    image: Image,
+    lines: list[Line],
+    read: Callable[[list[Image]], list[Recognition]],
+    lexicon: LetteringLexicon,
+) -> list[Line]:
+    """``lines`` with each short word the detector cut off a line's end read as part of it.
+
+    A lone "I" a word space after "THE FIRST THING" can come out of detection as a box of
+    its own, read "1" and unsure. Where a piece of at most two letters, read unsure or as no
+    word, lies on an upright line's row just beyond its end (see :func:`_piece_of`), the line
+    is read again with its box stretched over the piece; the new reading is kept, and the
+    piece dropped, when it is the old one with one more word at that end and has no more
+    non-words. A piece read surely as a word is a word of its own.
+    """
+    boxes = [axis_box(d) for d, _r, _v in lines]
+    short = [
+        k
+        for k, (_d, r, v) in enumerate(lines)
+        if not v
+        and sum(c.isalnum() for c in r.text) <= 2
+        and (r.score < _UNSURE or _non_words(r.text, lexicon) or not _TOKEN.findall(r.text))
+    ]
+    todo: list[tuple[int, int, int]] = []  # line, piece, end
+    for k in short:
+        found = [
+            (i, end)
+            for i, (d, r, v) in enumerate(lines)
+            if i != k and not v and _level(d) and sum(c.isalnum() for c in r.text) >= 3
+            if (end := _piece_of(boxes[k], boxes[i]))
+        ]
+        if len(found) == 1 and all(t[0] != found[0][0] for t in todo):
+            todo.append((found[0][0], k, found[0][1]))
+    if not todo:
+        return lines
+    width = image.shape[1]
+    stretched: list[Detection] = []
+    for i, k, end in todo:
+        d = lines[i][0]
+        left = boxes[i][0] - boxes[k][0] + 2 if end < 0 else 0.0
+        right = boxes[k][2] - boxes[i][2] + 2 if end > 0 else 0.0
+        outline = None if d.outline is None else _shifted(d.outline, left, right, width)
+        stretched.append(Detection(_shifted(d.quad, left, right, width), d.score, outline))
+    news = read([crop_quad(image, s.quad, vertical=False) for s in stretched])
+    out = list(lines)
+    dropped: set[int] = set()
+    for (i, k, end), s, new in zip(todo, stretched, news, strict=True):
+        old = lines[i][1].text
+        before, after = _TOKEN.findall(old), _TOKEN.findall(new.text)
+        one_more = after[:-1] == before if end > 0 else after[1:] == before
+        if (
+            len(after) == len(before) + 1
+            and one_more
+            and _non_words(new.text, lexicon) <= _non_words(old, lexicon)
+        ):
+            out[i] = (s, new, False)
+            dropped.add(k)
+    return [ln for k, ln in enumerate(out) if k not in dropped]

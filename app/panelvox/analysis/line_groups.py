@@ -50,7 +50,7 @@ def cluster_lines(
             if a.vertical != b.vertical:
                 continue
             ta, tb = thickness(a), thickness(b)
-            if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby):
+            if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby or _set_within(a, b)):
                 continue
             if a.vertical and abs(a.bbox.y0 - b.bbox.y0) > 1.2 * max(ta, tb):
                 continue
@@ -68,6 +68,19 @@ def cluster_lines(
     for i in range(n):
         groups.setdefault(find(i), []).append(lines[i])
     return list(groups.values())
+
+
+def _set_within(a: TextLine, b: TextLine, share: float = 0.5) -> bool:
+    """Whether the smaller of two lines lies at least ``share`` inside the larger's box: the
+    small words set among a title's large display letters ("RESCUE / in the / DARK"). A
+    lone mark (a speck read as "1") is no such word."""
+    first = thickness(a) < thickness(b)
+    if sum(c.isalnum() for c in (a if first else b).text) < 2:
+        return False
+    small, large = (a.bbox, b.bbox) if first else (b.bbox, a.bbox)
+    iw = min(small.x1, large.x1) - max(small.x0, large.x0)
+    ih = min(small.y1, large.y1) - max(small.y0, large.y0)
+    return iw > 0 and ih > 0 and iw * ih >= share * small.width * small.height
 
 
 def split_at_gaps(lines: list[TextLine], gap: float = 0.9, jump: float = 0.6) -> list[list[TextLine]]:

@@ -184,6 +184,7 @@ def combine_passes(
     typical = float(np.median(thick)) if thick else 0.0
     strict_boxes = [axis_box(p) for p in strict]
     out: list[Detection] = []
+    split: list[Detection] = []  # lines cut out of a box that held several
     for d, t in zip(loose, thick, strict=True):
         box = axis_box(d)
         pieces = [p for p, pb in zip(strict, strict_boxes, strict=True) if _inside_box(pb, box, 0.3)]
@@ -193,15 +194,32 @@ def combine_passes(
             # several lines in one box: keep the pieces if they are thinner lines
             thinner = max(min(p.width, p.height) for p in pieces) < 0.75 * t
             out.extend(pieces if thinner else [d])
+            if thinner:
+                split.extend(pieces)
         else:
             # one line long enough to run into the next balloon's: pieces apart along it
             out.extend(pieces if _apart_along(pieces, d) else [d])
+    out = _whole_lines(out, split)
     boxes = [axis_box(d) for d in out]
     for p, pb in zip(strict, strict_boxes, strict=True):
         long_line = max(p.width, p.height) >= 2.5 * min(p.width, p.height)
         if long_line and all(_iou(pb, b) < 0.2 and not _inside_box(pb, b, 0.5) for b in boxes):
             out.append(p)
     return dedupe(out)
+
+
+def _whole_lines(out: list[Detection], split: list[Detection]) -> list[Detection]:
+    """``out`` without the loose boxes that lie inside a line cut out of a merged box.
+
+    Where the first words of two lines ran together into one box ("HE" over "DO"), the
+    loose pass kept the rest of each line ("CAN'T", "THAT") on its own; the strict line
+    holds the whole line ("HE CAN'T"), so the piece is that line read short, not a line.
+    """
+    if not split:
+        return out
+    boxes = [axis_box(p) for p in split]
+    held = {id(p) for p in split}
+    return [d for d in out if id(d) in held or not any(_inside(d, b, 0.85) for b in boxes)]
 
 
 def _apart_along(pieces: Sequence[Detection], line: Detection) -> bool:
