@@ -207,7 +207,7 @@ def name_persons(
         and any(v.source is not NameSource.CAPTION for v in got)
         and (
             pk[1] in known_keys
-            or len(got) >= _NEEDED
+            or len({(v.place, v.source) for v in got}) >= _NEEDED
             or (
                 other_pages(pk[1]) >= _NEEDED
                 and any(v.source is not NameSource.CAPTION and v.in_panel for v in got)
