@@ -16,12 +16,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from functools import reduce
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.analysis.line_groups import extent, filled_outline
 from panelvox.analysis.tail_geometry import balloon_body
 from panelvox.model import BBox, Tail, TextLine
 
@@ -86,16 +86,15 @@ def split_at_waist(region: Mask, lines: Sequence[TextLine]) -> list[tuple[list[T
     whole: list[tuple[list[TextLine], Mask | None]] = [(list(lines), None)]
     if len(lines) < 2:
         return whole
-    x, y, w, h = cv2.boundingRect(region)
+    pad = 4
+    found = filled_outline(region, pad)
+    if found is None:
+        return whole
+    x, y, crop, filled = found
+    h, w = crop.shape[0] - 2 * pad, crop.shape[1] - 2 * pad
     side = min(w, h)
     if side < 10:
         return whole
-    pad = 4
-    crop = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
-    crop[pad:-pad, pad:-pad] = region[y : y + h, x : x + w]
-    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    filled = np.zeros_like(crop)
-    cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
     lobes = _lobes(balloon_body(filled), side)
     if len(lobes) != 2:
         return whole
@@ -131,7 +130,7 @@ def nearest_cluster(clusters: Sequence[Sequence[TextLine]], tail: Tail | None) -
         dy = max(box.y0 - tip.y, 0.0, tip.y - box.y1)
         return math.hypot(dx, dy)
 
-    return min(range(len(clusters)), key=lambda k: dist(reduce(BBox.union, (ln.bbox for ln in clusters[k]))))
+    return min(range(len(clusters)), key=lambda k: dist(extent(clusters[k])))
 
 
 def split_at_rules(lines: Sequence[TextLine], light: Mask) -> list[list[TextLine]]:

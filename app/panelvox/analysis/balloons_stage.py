@@ -39,7 +39,14 @@ from panelvox.analysis.balloon_split import nearest_cluster, split_at_rules, spl
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_groups import cluster_lines, join_outline, reading_order, split_at_gaps, thickness
+from panelvox.analysis.line_groups import (
+    cluster_lines,
+    extent,
+    join_outline,
+    reading_order,
+    split_at_gaps,
+    thickness,
+)
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
     Balloon,
@@ -272,13 +279,6 @@ def _body_hugs_text(region: Mask, rbox: BBox, tbox: BBox, thick: float) -> bool:
 
 
 # -- the stage ---------------------------------------------------------------------------
-def _union(lines: Sequence[TextLine]) -> BBox:
-    box = lines[0].bbox
-    for ln in lines[1:]:
-        box = box.union(ln.bbox)
-    return box
-
-
 def _latin(lines: Sequence[TextLine]) -> bool:
     """Western lettering, whose captions are told by the conventions below (manga's are not)."""
     return sum(ln.script == "japanese" for ln in lines) * 2 <= len(lines)
@@ -415,7 +415,7 @@ class BalloonsStage:
                     blocks.append((cluster, own.kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
             kind, conf = self._free_kind(cluster, typical, params)
-            if _latin(cluster) and _on_panel_edge(_union(cluster), analysis.panels, typical, params):
+            if _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params):
                 # lettering against a panel's top or bottom border whose outline was not
                 # traced: a caption box its words fill to the frame
                 kind = _narration(kind, cluster)
@@ -427,7 +427,7 @@ class BalloonsStage:
             script = (
                 "japanese" if sum(ln.script == "japanese" for ln in ordered) * 2 > len(ordered) else "latin"
             )
-            box = _union(ordered)
+            box = extent(ordered)
             if shape is not None and shape.polygon:
                 box = box.union(BBox.from_points(shape.polygon))  # the balloon, not just its words
             text_conf = sum(ln.confidence for ln in ordered) / len(ordered)
@@ -462,7 +462,7 @@ class BalloonsStage:
             return None
         x, y, bw, bh = cv2.boundingRect(region)  # a page-sized mask: no np.nonzero
         rbox = BBox(float(x), float(y), float(x + bw), float(y + bh))
-        tbox = _union(members)
+        tbox = extent(members)
         if tbox.area / max(1.0, rbox.area) < params.min_text_fill or tbox.coverage_by(rbox) < 0.7:
             return None
         if not _body_hugs_text(region, rbox, tbox, max(thickness(ln) for ln in members)):

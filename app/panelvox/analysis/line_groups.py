@@ -70,6 +70,14 @@ def cluster_lines(
     return list(groups.values())
 
 
+def extent(lines: Sequence[TextLine]) -> BBox:
+    """The box round ``lines`` (at least one)."""
+    box = lines[0].bbox
+    for ln in lines[1:]:
+        box = box.union(ln.bbox)
+    return box
+
+
 def _set_within(a: TextLine, b: TextLine, share: float = 0.5) -> bool:
     """Whether the smaller of two lines lies at least ``share`` inside the larger's box: the
     small words set among a title's large display letters ("RESCUE / in the / DARK"). A
@@ -108,19 +116,32 @@ def split_at_gaps(lines: list[TextLine], gap: float = 0.9, jump: float = 0.6) ->
     return out
 
 
+def filled_outline(
+    region: npt.NDArray[np.uint8], pad: int = 0
+) -> tuple[int, int, npt.NDArray[np.uint8], npt.NDArray[np.uint8]] | None:
+    """``region`` (a page-sized mask) cut to its box with ``pad`` pixels of border round it,
+    and the same crop with its outer outline filled (the holes its letters make closed); with
+    the box's page position (x, y). None for an empty region. The box comes from OpenCV's
+    scan, not ``np.nonzero``: the mask is page-sized."""
+    x, y, w, h = cv2.boundingRect(region)
+    if w == 0 or h == 0:
+        return None
+    crop = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    crop[pad : pad + h, pad : pad + w] = region[y : y + h, x : x + w]
+    filled = np.zeros_like(crop)
+    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if contours:
+        cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
+    return x, y, crop, filled
+
+
 def inside_outline(region: npt.NDArray[np.uint8], box: BBox) -> float:
     """The share of ``box`` inside the outer outline of ``region`` (1 inside; the holes its
     letters make filled)."""
-    ys, xs = np.nonzero(region)
-    if len(xs) == 0:
+    found = filled_outline(region)
+    if found is None:
         return 0.0
-    x0, y0 = int(xs.min()), int(ys.min())
-    crop = np.ascontiguousarray(region[y0 : int(ys.max()) + 1, x0 : int(xs.max()) + 1])
-    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return 0.0
-    filled = np.zeros_like(crop)
-    cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, thickness=cv2.FILLED)
+    x0, y0, _crop, filled = found
     bx0, by0 = max(0, int(box.x0) - x0), max(0, int(box.y0) - y0)
     bx1, by1 = math.ceil(box.x1) - x0, math.ceil(box.y1) - y0
     inside = float(filled[by0:by1, bx0:bx1].sum()) if bx1 > bx0 and by1 > by0 else 0.0
