@@ -8,8 +8,9 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word (scene text under 0.7 whatever it holds), and one word read with under 0.6 confidence in a traced outline (motion
-  lines or a machine's parts whose light ground was traced). A number drawn on a thing in
+  mostly no word (scene text under 0.7 whatever it holds), and one word read with under
+  0.6 confidence in a traced outline (motion lines or a machine's parts whose light ground
+  was traced). A number drawn on a thing in
   a panel ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said
   for them. A balloon holding only "2" holds a hand-lettered "?" and says it.
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the

@@ -137,6 +137,12 @@ def _shifted(quad: Quad, left: float, right: float, width: int) -> Quad:
     return q
 
 
+def _level(d: Detection) -> bool:
+    """Whether a line's box lies level (not at a slant): only such a box is widened or stretched."""
+    q = d.quad
+    return abs(float(q[1, 1] - q[0, 1])) <= 0.05 * max(1.0, float(q[1, 0] - q[0, 0]))
+
+
 def reread_ends(
     image: Image,
     dets: Sequence[Detection],
@@ -151,13 +157,12 @@ def reread_ends(
     todo: list[int] = []
     crops: list[Image] = []
     for i, (d, v) in enumerate(zip(dets, tall, strict=True)):
-        q = d.quad
-        if v or abs(float(q[1, 1] - q[0, 1])) > 0.05 * max(1.0, float(q[1, 0] - q[0, 0])):
+        if v or not _level(d):
             continue  # columns and boxes at a slant keep theirs
         left, right = widen(image, d, [*boxes[:i], *boxes[i + 1 :]])
         if left or right:
             todo.append(i)
-            crops.append(crop_quad(image, _shifted(q, left, right, image.shape[1]), vertical=False))
+            crops.append(crop_quad(image, _shifted(d.quad, left, right, image.shape[1]), vertical=False))
     for i, r in zip(todo, read(crops) if crops else [], strict=True):
         if better_reading(recs[i].text, r.text, lexicon):
             recs[i] = r
@@ -167,12 +172,6 @@ def reread_ends(
 _PIECE_GAP = 0.8
 #: a piece read with less confidence than this may be a word of the line beside it
 _UNSURE = 0.6
-
-
-def _level(d: Detection) -> bool:
-    """Whether a line's box lies level (not at a slant): only such a box is stretched."""
-    q = d.quad
-    return abs(float(q[1, 1] - q[0, 1])) <= 0.05 * max(1.0, float(q[1, 0] - q[0, 0]))
 
 
 def _piece_of(piece: Box, line: Box) -> int:

@@ -246,9 +246,9 @@ def order_blocks(
 
 
 def _panel_below(box: BBox, panels: Sequence[Panel]) -> Panel | None:
-    """The panel whose top edge the caption ``box`` sits on, when it lies outside every panel: a caption
-    strip ruled off above a panel's art introduces that panel (narration opens a panel, at its
-    top), so it is read with it. It must touch the top edge (a gap of at most half its height)
+    """The panel whose top edge the caption ``box`` sits on, when it lies outside every
+    panel: a caption strip ruled off above a panel's art introduces that panel (narration
+    opens a panel, at its top), so it is read with it. It must touch the top edge (a gap of at most half its height)
     and lie mostly within the panel's width."""
 
     def fits(q: Panel) -> bool:

@@ -149,9 +149,7 @@ def _best_cuts(
         for i in range(j + 1, min(n, j + _MAX_WORD) + 1):
             part = letters[j:i]
             as_printed = j in starts and i in printed and not any(j < k < i for k in printed)
-            cost = freqs.word_cost(part)
-            if as_printed:
-                cost = freqs.token_cost(part, known)
+            cost = freqs.token_cost(part, known) if as_printed else freqs.word_cost(part)
             if cost is None or i in uncut:
                 continue
             cost += sum(c for k, c in printed.items() if j < k < i)  # spaces or breaks undone
