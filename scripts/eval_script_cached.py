@@ -11,8 +11,8 @@ second run takes a minute, and writes what a change won or broke line by line::
 
 OUT/summary.json holds the script metrics (with ``--speakers`` also the characters and
 speakers stages and their metrics); OUT/misses.tsv one row per GT line not found (MISS),
-not read exactly (INEXACT) or of the wrong kind (KIND), and per block matching no line
-(JUNK). A change to text reading makes the cache wrong: give a fresh ``--cache``. The
+not read exactly (INEXACT), of the wrong kind (KIND) or found off the longest chain in
+reading order (ORDER, with its block's position), and per block matching no line (JUNK). A change to text reading makes the cache wrong: give a fresh ``--cache``. The
 numbers that are reported are the uncached eval's. Needs ../shared/data (or
 PANELVOX_EVAL_DATA).
 """
@@ -71,15 +71,36 @@ def cache_text_reading(folder: Path) -> None:
     text_stage.TextStage.read_lines = cached  # type: ignore[method-assign]
 
 
+def off_chain(positions: list[int]) -> set[int]:
+    """Indices of ``positions`` off one longest strictly increasing chain (the lines that
+    ``in_order`` does not count)."""
+    best = [1] * len(positions)
+    prev = [-1] * len(positions)
+    for i, p in enumerate(positions):
+        for j in range(i):
+            if positions[j] < p and best[j] + 1 > best[i]:
+                best[i], prev[i] = best[j] + 1, j
+    k = max(range(len(positions)), key=best.__getitem__, default=-1)
+    chain = set()
+    while k != -1:
+        chain.add(k)
+        k = prev[k]
+    return set(range(len(positions))) - chain
+
+
 def misses(page: Any, pred: Any) -> list[str]:
-    """One row per line missed, read inexactly or of the wrong kind, and per junk block."""
+    """One row per line missed, read inexactly, of the wrong kind or out of order, and per
+    junk block."""
     heard = heard_blocks(pred)
     pid = page.page_id
     rows = []
     lines = [(ln, t) for ln in page.script.lines if (t := normalize_text(ln.text))]
     blocks = [(i, t) for i, b in enumerate(heard) if (t := normalize_text(b.text))]
+    found = []
     for ln, t in lines:
         m = _best_match(t, blocks)
+        if m is not None:
+            found.append((ln, t, m.first_block))
         if m is None:
             best = max(((fuzz.partial_ratio(t, b) / 100, b) for _i, b in blocks), default=(0.0, ""))
             rows.append(f"{pid}\tMISS\t{ln.kind}\t{t}\t|best {best[0]:.2f}: {best[1][:120]}")
@@ -89,6 +110,9 @@ def misses(page: Any, pred: Any) -> list[str]:
             rows.append(f"{pid}\tINEXACT {m.score:.2f}\t{ln.kind}\t{t}\t|{normalize_text(b.text)[:150]}")
         if _GT_GROUP[ln.kind] != _HEARD_GROUP[b.kind]:
             rows.append(f"{pid}\tKIND {ln.kind}->{b.kind}\t{t[:80]}")
+    for k in sorted(off_chain([pos for _ln, _t, pos in found])):
+        ln, t, pos = found[k]
+        rows.append(f"{pid}\tORDER block {pos}\t{ln.kind} (panel {ln.panel})\t{t[:80]}")
     for i, t in blocks:
         if _is_junk(t, [lt for _ln, lt in lines]):
             rows.append(f"{pid}\tJUNK\t{heard[i].kind}\t{t}\t(conf {heard[i].confidence:.2f})")
