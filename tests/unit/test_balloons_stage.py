@@ -383,3 +383,24 @@ def test_a_rule_between_two_rows_of_lettering_parts_them() -> None:
     light[58:60, 20:160] = 1
     light[58:60, 60:90] = 0  # an underline under one word is no frame
     assert split_at_rules(lines, light) == [lines]
+
+
+def test_a_line_in_a_tinted_box_joins_the_untraced_lettering_its_box_overlaps() -> None:
+    # narration on the paper round a panel whose middle row sits in a hatched, tinted box:
+    # the row's seeds find only the gaps of its hatching and letters, its neighbours' the
+    # paper, and the three rows' boxes overlap (as a tilted caption's do)
+    img = Image.new("RGB", (W, H), "white")
+    d = ImageDraw.Draw(img)
+    art = np.asarray(_page()[0])[150:560, 40:760]
+    img.paste(Image.fromarray(art), (40, 150))
+    d.rectangle((40, 150, 760, 560), outline="black", width=4)
+    d.rectangle((55, 44, 305, 80), fill=(230, 130, 60))
+    for x in range(55, 306, 3):
+        d.line((x, 44, x, 80), fill=(60, 30, 10))
+    top, middle, bottom = (60, 20, 300, 50), (60, 48, 300, 76), (60, 74, 300, 104)
+    for b in (top, middle, bottom):
+        _letters(d, b)
+    lines = [_line(1, top, "AND WHEN"), _line(2, middle, "THE TWO WERE"), _line(3, bottom, "THROUGH")]
+    panel = Panel(id="p1", bbox=BBox(40, 150, 761, 561), confidence=1.0, stage="panels")
+    out = _run(img, _analysis(lines, (panel,)))
+    assert [(b.text, b.kind) for b in out.blocks] == [("AND WHEN THE TWO WERE THROUGH", BalloonKind.CAPTION)]

@@ -43,6 +43,7 @@ from panelvox.analysis.line_groups import (
     cluster_lines,
     extent,
     join_outline,
+    overlapping,
     reading_order,
     split_at_gaps,
     thickness,
@@ -349,8 +350,9 @@ class BalloonsStage:
         groups: dict[int, list[TextLine]] = {}
         free: list[TextLine] = []
         sizes: dict[int, int] = {}
+        boxed: list[TextLine] = []  # lines whose every seed fell in a letter's hole
         for ln in sorted(main, key=lambda ln: -ln.bbox.area):
-            label = 0
+            label, holes = 0, True
             for seed in _seeds(barrier, ln.bbox):
                 label = int(labels[seed[1], seed[0]])
                 if label == 0:
@@ -361,9 +363,12 @@ class BalloonsStage:
                 # a seed inside a letter's hole fills only that hole: try the next one
                 if sizes.setdefault(label, int(regions[label - 1][0].sum())) >= ln.bbox.area:
                     break
+                holes = holes and sizes[label] < thickness(ln) ** 2
                 label = 0
             if label == 0:
                 free.append(ln)
+                if holes:
+                    boxed.append(ln)
             else:
                 groups.setdefault(label, []).append(ln)
 
@@ -387,7 +392,10 @@ class BalloonsStage:
         for region, members, shape in shaped.values():
             if shape is None:
                 # lettering on the paper round the panels, or in boxes open to it: captions
-                # (a title's big letters are told apart by their size, a cry by its words)
+                # (a title's big letters are told apart by their size, a cry by its words),
+                # with the lines of a tinted box among them (seeds found only letters' holes)
+                joined = overlapping([ln for ln in boxed if ln in free], members)
+                free, members = [ln for ln in free if ln not in joined], members + joined
                 for cluster in (c for cl in cluster_lines(members) for c in split_at_rules(cl, light)):
                     kind, conf = self._free_kind(cluster, typical, params)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))

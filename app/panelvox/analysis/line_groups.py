@@ -78,6 +78,12 @@ def extent(lines: Sequence[TextLine]) -> BBox:
     return box
 
 
+def overlapping(lines: Sequence[TextLine], members: Sequence[TextLine]) -> list[TextLine]:
+    """Of ``lines``, those whose box overlaps the box of one of ``members``: rows of one
+    block (a tilted caption's line boxes overlap; two blocks' do not)."""
+    return [ln for ln in lines if any(ln.bbox.intersection(m.bbox) > 0 for m in members)]
+
+
 def _set_within(a: TextLine, b: TextLine, share: float = 0.5) -> bool:
     """Whether the smaller of two lines lies at least ``share`` inside the larger's box: the
     small words set among a title's large display letters ("RESCUE / in the / DARK"). A
