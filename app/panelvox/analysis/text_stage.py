@@ -18,6 +18,7 @@ import numpy as np
 
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.line_cross import cut_at_outlines
 from panelvox.analysis.line_ends import join_pieces, reread_ends
 from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_merged, reread_slanted
 from panelvox.i18n import _
@@ -245,6 +246,8 @@ class TextStage:
         lines = reread_merged(
             image, lines, engine.detect, lambda c: engine.recognize(c, lexicon, head), lexicon
         )
+        # a line run across two balloons' rows is cut at the outline between them
+        lines = cut_at_outlines(image, lines, lambda c: engine.recognize(c, lexicon, head))
         # a short word the detector cut off a line's end ("THING" "I") read with its line
         lines = join_pieces(image, lines, lambda c: engine.recognize(c, lexicon, head), lexicon)
         t2 = time.perf_counter()

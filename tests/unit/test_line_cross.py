@@ -1,0 +1,53 @@
+"""A line the detector ran across a balloon's outline, cut there: on drawn lettering, read
+by the real recogniser."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from panelvox.analysis.lettering import WordList
+from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.line_cross import cut_at_outlines, outline_column
+from panelvox.models.ocr import Detection, OcrEngine, Recognition
+
+FONT = ImageFont.load_default(size=30)
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> Detection:
+    return Detection(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32), 0.9)
+
+
+def _rows(outline: bool) -> np.ndarray:
+    """Three rows of two balloons' lettering side by side; with ``outline``, the balloons'
+    shared outline drawn between them from above the first row to below the last."""
+    page = Image.new("RGB", (640, 200), "white")
+    draw = ImageDraw.Draw(page)
+    for y, (a, b) in zip(
+        (20, 80, 140), (("WHY, HE'S", "AND HE"), ("ISLAND PIRATE", "WAS ABOARD"), ("WORST", "HIS SHIP"))
+    ):
+        draw.text((20, y), a, fill="black", font=FONT)
+        draw.text((340, y), b, fill="black", font=FONT)
+    if outline:
+        draw.line([(318, 0), (322, 199)], fill="black", width=3)
+    return np.asarray(page, dtype=np.uint8)
+
+
+def test_an_outline_crossing_a_row_is_found_between_its_two_runs_of_letters() -> None:
+    row = _box(16, 78, 560, 112)
+    x = outline_column(_rows(outline=True), row)
+    assert x is not None and 314 <= x <= 326
+    # letters alone, however their strokes line up over the rows, are no outline
+    assert outline_column(_rows(outline=False), row) is None
+
+
+def test_the_line_is_cut_there_and_each_part_read_on_its_own() -> None:
+    engine = OcrEngine()
+    lexicon = LetteringLexicon(WordList.load())
+    image = _rows(outline=True)
+    line = (_box(16, 78, 560, 112), Recognition("ISLAND PIRATE WAS ABOARD", 0.9), False)
+    out = cut_at_outlines(image, [line], lambda c: engine.recognize(c, lexicon))
+    assert [r.text for _d, r, _v in out] == ["ISLAND PIRATE", "WAS ABOARD"]
+    # a line no outline crosses is left as it was
+    plain = _rows(outline=False)
+    assert cut_at_outlines(plain, [line], lambda c: engine.recognize(c, lexicon)) == [line]
