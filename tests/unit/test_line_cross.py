@@ -24,7 +24,9 @@ def _rows(outline: bool) -> np.ndarray:
     page = Image.new("RGB", (640, 200), "white")
     draw = ImageDraw.Draw(page)
     for y, (a, b) in zip(
-        (20, 80, 140), (("WHY, HE'S", "AND HE"), ("ISLAND PIRATE", "WAS ABOARD"), ("WORST", "HIS SHIP"))
+        (20, 80, 140),
+        (("WHY, HE'S", "AND HE"), ("ISLAND PIRATE", "WAS ABOARD"), ("WORST", "HIS SHIP")),
+        strict=True,
     ):
         draw.text((20, y), a, fill="black", font=FONT)
         draw.text((340, y), b, fill="black", font=FONT)
@@ -51,3 +53,14 @@ def test_the_line_is_cut_there_and_each_part_read_on_its_own() -> None:
     # a line no outline crosses is left as it was
     plain = _rows(outline=False)
     assert cut_at_outlines(plain, [line], lambda c: engine.recognize(c, lexicon)) == [line]
+
+
+def test_lettering_on_a_dark_screentone_is_not_cut_between_its_words() -> None:
+    # white letters outlined in black on a dark tone: the tone is "ink" from top to bottom
+    # between the words, but no thin stroke on light paper
+    page = Image.new("RGB", (640, 200), (80, 80, 80))
+    draw = ImageDraw.Draw(page)
+    for y in (20, 80, 140):
+        draw.text((20, y), "DANG! I'D BET", fill="white", font=FONT, stroke_width=2, stroke_fill="black")
+        draw.text((340, y), "MY BOOTS", fill="white", font=FONT, stroke_width=2, stroke_fill="black")
+    assert outline_column(np.asarray(page, dtype=np.uint8), _box(16, 78, 560, 112)) is None

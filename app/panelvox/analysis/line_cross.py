@@ -54,9 +54,15 @@ def outline_column(image: Image, d: Detection) -> int | None:
     middle = (x1 - x0) / 2
     run = min(runs, key=lambda c: abs(float(c.mean()) - middle))
     row = ink[y0 - top : y1 - top]
-    left, right = row[:, : int(run[0]) - r], row[:, int(run[-1]) + r + 1 :]
-    if left.sum() < 2 * h or right.sum() < 2 * h:
+    a, b = int(run[0]) - r, int(run[-1]) + r + 1
+    if row[:, :a].sum() < 2 * h or row[:, b:].sum() < 2 * h:
         return None  # no lettering on one side
+    # a thin stroke on light paper: beside it, above and below the row, little ink (lettering
+    # on a dark screentone has ink all round)
+    off = np.vstack([ink[: y0 - top], ink[y1 - top :]])
+    near = np.hstack([off[:, max(0, a - h // 2) : a], off[:, b : b + h // 2]])
+    if near.size == 0 or near.mean() > 0.3:
+        return None
     return x0 + round(float(run.mean()))
 
 
