@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 from itertools import pairwise
 
+from panelvox.analysis.misreads import fix_misreads
 from panelvox.analysis.spacing import SHORT_WORDS, WordFrequencies, joined_likelier, respace
 
 _LETTERS = re.compile(r"[A-Za-z]+")
@@ -294,6 +295,13 @@ def question_mark(text: str, words: WordList) -> str:
     return text
 
 
+@functools.cache
+def _contraction_forms(words: WordList) -> frozenset[str]:
+    """Contractions with their apostrophe: the word list's ("don't") and the comics
+    lexicon's ("i'm", "'til")."""
+    return frozenset(w for w in words.words | comic_lexicon() if "'" in w)
+
+
 def clean_line(text: str, words: WordList | None, script: str) -> str:
     """All per-line fixes for one recognised line."""
     text = " ".join(text.split())
@@ -301,6 +309,8 @@ def clean_line(text: str, words: WordList | None, script: str) -> str:
         return text.replace(" ", "") if script == "japanese" else text
     text = letters_for_digits(normalize_caps(text))
     if words is not None:
+        if is_caps(text):
+            text = fix_misreads(text, lambda t: lettering_word(t, words), _contraction_forms(words))
         text = question_mark(text, words)
         text = restore_spaces(text, words)
     return text
