@@ -8,7 +8,7 @@ word test of :func:`panelvox.analysis.lettering.lettering_word`):
   letter. English lettering has none, so where the word without it is a word, it goes.
 - A "!" read as "I" glued to the line's last word ("QUEENI" for "QUEEN!"), and a "?"
   read as a letter after the line's closing mark ("KISS?z").
-- An apostrophe lost ("IM" for "I'M", "SHOULDNT"): a contraction whose spelling without
+- An apostrophe lost ("IM" for "I'M", "SHOULDNT", "MENIWEVE" for "MEN! WE'VE"): a contraction whose spelling without
   its apostrophe is no word is said as the contraction (a speech engine says "IM" as
   "im"). An apostrophe read as "I" ("WONIT" for "WON'T") is left: the text cannot tell it
   from a lost space ("CANIT" for "CAN IT").
@@ -79,15 +79,27 @@ def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
     or a negative in n't of a word ("COULDNT")."""
     table = {f.replace("'", ""): f for f in forms if "'" in f.strip("'")}
 
-    def lost(m: re.Match[str]) -> str:
-        tok = m.group(0)
-        if known(tok):
-            return tok
+    def restored(tok: str) -> str | None:
         low = tok.lower()
         if low in table:
             return table[low].upper()
         if low.endswith("nt") and len(low) > 4 and known(low[:-2]):
             return tok[:-1] + "'" + tok[-1]
+        return None
+
+    def lost(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if known(tok):
+            return tok
+        form = restored(tok)
+        if form is not None:
+            return form
+        # a "!" read as "I" before a contraction ("MENIWEVE"): the pronoun I is never
+        # followed by another subject's contraction ("I WE'VE")
+        for k in range(2, len(tok) - 2):
+            head, tail = tok[:k], tok[k + 1 :]
+            if tok[k] == "I" and known(head) and not known(tail) and (form := restored(tail)):
+                return f"{head}! {form}"
         return tok
 
     return _BARE.sub(lost, text)
