@@ -43,19 +43,18 @@ def _plain(token: str) -> str:
 
 
 def drop_accents(text: str, known: Known) -> str:
-    """Accented capitals made plain where the word without the accent is a word ("COMÉ"),
-    or the token is a word broken at the line's end ("HALLUCÍ-") in a line of words."""
+    """Accented capitals made plain, in a line of English words, where the word without the
+    accent is a word ("COMÉ") or the token is a word broken at the line's end ("HALLUCÍ-");
+    a lone accented letter ("À") is no misread."""
     tokens = _BARE.findall(text)
     english = bool(tokens) and sum(known(t) for t in tokens) >= 0.6 * len(tokens)
 
     def fix(m: re.Match[str]) -> str:
         tok = m.group(0)
         plain = _plain(tok)
-        if not plain.isascii() or known(tok.rstrip("-")):
+        if not english or not plain.isascii() or len(plain.rstrip("-")) < 2 or known(tok.rstrip("-")):
             return tok
-        if known(plain.rstrip("-")) or (tok.endswith("-") and english):
-            return plain
-        return tok
+        return plain if known(plain.rstrip("-")) or tok.endswith("-") else tok
 
     return _ACCENTED.sub(fix, text)
 
