@@ -44,7 +44,9 @@ def test_a_bang_read_as_i_at_the_line_end_and_a_letter_after_a_question_mark(wor
     assert _clean("WHAT?I", words).endswith("I")
 
 
-def test_a_rare_word_ending_in_z_is_a_question_mark_only_where_far_rarer_than_its_stem(words: WordList) -> None:
+def test_a_rare_word_ending_in_z_is_a_question_mark_only_where_far_rarer_than_its_stem(
+    words: WordList,
+) -> None:
     assert _clean("NOW WHAT WILL I DOZ", words) == "NOW WHAT WILL I DO?"
     for word in ("OH GEEZ", "A WALTZ", "THE FIZZ", "A QUIZ"):
         assert _clean(word, words) == word
@@ -58,7 +60,10 @@ def test_lost_apostrophes_come_back_only_where_the_bare_spelling_is_no_word(word
     assert _clean("I THOUGHTIYOURE", words) == "I THOUGHT! YOU'RE"
     # words that are words without the apostrophe stay as read
     for line in ("I CANT", "ITS TAIL", "WELL, WERE YOU", "I WONT", "ID BE"):
-        assert contractions(line, lambda t, w=words: w.knows(t), ["can't", "it's", "we'll", "won't", "i'd"]) == line
+        assert (
+            contractions(line, lambda t, w=words: w.knows(t), ["can't", "it's", "we'll", "won't", "i'd"])
+            == line
+        )
 
 
 def test_ones_in_a_stammer_or_opening_a_sentence_are_i_and_numbers_read_as_letters_are_numbers() -> None:
@@ -73,3 +78,13 @@ def test_ones_in_a_stammer_or_opening_a_sentence_are_i_and_numbers_read_as_lette
 def test_a_word_repeated_across_a_line_break_hyphen_keeps_it(words: WordList) -> None:
     assert join_lines(["MEDALS! YUH-", "YUH GOTTA BE"], "latin", words) == "MEDALS! YUH-YUH GOTTA BE"
     assert join_lines(["A ROUGH VEN-", "TURE"], "latin", words) == "A ROUGH VENTURE"
+
+
+def test_a_name_the_page_spells_without_a_last_z_ends_in_a_question_mark(words: WordList) -> None:
+    from panelvox.analysis.misreads import page_question_marks
+
+    page = ["BABU. PERHAPS WE", "HAVE YOU SEEN BABUZ", "SHE SAID BUZZ", "LOOK, FRITZ"]
+    out = page_question_marks(page, words.knows)
+    assert out == ["BABU. PERHAPS WE", "HAVE YOU SEEN BABU?", "SHE SAID BUZZ", "LOOK, FRITZ"]
+    # a name the page spells with its Z more than once is the name
+    assert page_question_marks(["BABU", "BABUZ", "BABUZ"], words.knows) == ["BABU", "BABUZ", "BABUZ"]

@@ -118,3 +118,23 @@ def fix_misreads(text: str, known: Known, forms: Iterable[str]) -> str:
     text = digits_and_ones(text)
     text = end_marks(text, known)
     return contractions(text, known, forms)
+
+
+_LAST_Z = re.compile(r"(?<![A-Za-z'])([A-Z]{3,})[Z2]$")
+
+
+def page_question_marks(texts: list[str], known: Known) -> list[str]:
+    """A "?" read as "Z" or "2" after a name the page letters elsewhere without it ("SEEN
+    BABUZ" on a page where "BABU" stands alone): a name is no word of the word list, so only
+    the page's own spelling tells the mark from the name's last letter."""
+    tokens: dict[str, int] = {}
+    for t in texts:
+        for tok in re.findall(r"[A-Z0-9]+", t):
+            tokens[tok] = tokens.get(tok, 0) + 1
+    out = []
+    for t in texts:
+        m = _LAST_Z.search(t)
+        if m and tokens.get(m.group(1), 0) and tokens.get(m.group(0), 0) == 1 and not known(m.group(0)):
+            t = t[: m.end(1)] + "?"
+        out.append(t)
+    return out
