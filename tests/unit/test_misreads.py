@@ -58,6 +58,8 @@ def test_lost_apostrophes_come_back_only_where_the_bare_spelling_is_no_word(word
     # a "!" read as I glued before a contraction: the pronoun never stands before one
     assert _clean("O.K. MENIWEVE", words) == "O.K. MEN! WE'VE"
     assert _clean("I THOUGHTIYOURE", words) == "I THOUGHT! YOU'RE"
+    # a line in another language keeps its spelling
+    assert _clean("IM HAUS IST ES KALT", words) == "IM HAUS IST ES KALT"
     # words that are words without the apostrophe stay as read
     for line in ("I CANT", "ITS TAIL", "WELL, WERE YOU", "I WONT", "ID BE"):
         assert (

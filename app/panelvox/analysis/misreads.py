@@ -75,7 +75,8 @@ def end_marks(text: str, known: Known) -> str:
 def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
     """Apostrophes lost ("IM", "SHOULDNT", "WEVE") put back, where the token as read is no
     word and the contraction is one of ``forms`` (lower case, with the apostrophe: "i'm")
-    or a negative in n't of a word ("COULDNT")."""
+    or a negative in n't of a word ("COULDNT"); only in a line whose other words are mostly
+    English."""
     table = {f.replace("'", ""): f for f in forms if "'" in f.strip("'")}
 
     def restored(tok: str) -> str | None:
@@ -86,10 +87,14 @@ def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
             return tok[:-1] + "'" + tok[-1]
         return None
 
+    tokens = _BARE.findall(text)
+
     def lost(m: re.Match[str]) -> str:
         tok = m.group(0)
-        if known(tok):
-            return tok
+        others = list(tokens)
+        others.remove(tok)
+        if known(tok) or (others and sum(known(t) for t in others) < 0.5 * len(others)):
+            return tok  # a word, or a line not in English ("IM HAUS")
         form = restored(tok)
         if form is not None:
             return form
