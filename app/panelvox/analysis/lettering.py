@@ -10,6 +10,9 @@ Pure text functions, no models:
   word ("KALA..ONE" -> "KALA.. ONE").
 - Hyphenated line breaks are joined when a block's lines are joined ("VEN-"/"TURE" ->
   "VENTURE"; "SIDE-"/"KICK" -> "SIDE-KICK" since both halves are words).
+- Marks read as other characters are put back (misreads.py): a "!" read as "I", a lost
+  apostrophe, an accent over a capital, a "1" for the pronoun I; a "?" read as "Z" where
+  the word is far likelier without it ("DOZ").
 - Script detection per line ("latin" or "japanese") and furigana (ruby) detection.
 """
 

@@ -195,9 +195,9 @@ def reread_non_words(
     """Read again, with a margin round its box, each upright horizontal line whose reading
     has a non-word; ``recs`` takes the new reading where it has fewer non-words, is read
     with no less confidence and has no more digits (a smudge read "0JA" is not the number
-    "10001"). A letter the box grazes (the top of a large initial, a stroke
-    the box's edge halves) is read whole from the wider view; lettering that is no word
-    ("ZUN", "VE VILL") reads the same and stays."""
+    "10001"). A letter the box grazes (the top of a large initial, a stroke the box's edge
+    halves) is read whole from the wider view; lettering that is no word ("ZUN", "VE
+    VILL") reads the same and stays."""
     todo: list[int] = []
     crops: list[Image] = []
     height, width = image.shape[:2]

@@ -8,16 +8,16 @@ word test of :func:`panelvox.analysis.lettering.lettering_word`):
   letter. English lettering has none, so where the word without it is a word, it goes.
 - A "!" read as "I" glued to the line's last word ("QUEENI" for "QUEEN!"), and a "?"
   read as a letter after the line's closing mark ("KISS?z").
-- An apostrophe lost ("IM" for "I'M", "SHOULDNT", "MENIWEVE" for "MEN! WE'VE"): a contraction whose spelling without
-  its apostrophe is no word is said as the contraction (a speech engine says "IM" as
-  "im"). An apostrophe read as "I" ("WONIT" for "WON'T") is left: the text cannot tell it
-  from a lost space ("CANIT" for "CAN IT").
+- An apostrophe lost ("IM" for "I'M", "SHOULDNT"; "MENIWEVE" for "MEN! WE'VE"): a
+  contraction whose spelling without its apostrophe is no word is said as the contraction
+  (a speech engine says "IM" as "im"). An apostrophe read as "I" ("WONIT" for "WON'T") is
+  left: the text cannot tell it from a lost space ("CANIT" for "CAN IT").
 - Digits read for letters and letters for digits: a "1" in a stammer ("I-1-THINK") or
   opening a sentence ("JOE! 1 CAN'T") is the pronoun I; a number read with look-alike
   letters ("I00O") is the number.
 
-None of them makes a word out of lettering that is no word: each fires only where the
-line as read has a non-word the mark explains.
+Each fires only where the line as read has a non-word that the mark explains; a word as
+read, and lettering in another language, stay as read.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def fix_misreads(text: str, known: Known, forms: Iterable[str]) -> str:
     return contractions(text, known, forms)
 
 
-_LAST_Z = re.compile(r"(?<![A-Za-z'])([A-Z]{3,})[Z2]$")
+_NAME_Z = re.compile(r"(?<![A-Za-z'])([A-Z]{3,})[Z2]$")
 
 
 def page_question_marks(texts: list[str], known: Known) -> list[str]:
@@ -138,7 +138,7 @@ def page_question_marks(texts: list[str], known: Known) -> list[str]:
             tokens[tok] = tokens.get(tok, 0) + 1
     out = []
     for t in texts:
-        m = _LAST_Z.search(t)
+        m = _NAME_Z.search(t)
         if m and tokens.get(m.group(1), 0) and tokens.get(m.group(0), 0) == 1 and not known(m.group(0)):
             t = t[: m.end(1)] + "?"
         out.append(t)
