@@ -8,7 +8,14 @@ from PIL import Image, ImageDraw, ImageFont
 
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_ends import _piece_of, better_reading, join_pieces, reread_ends, widen
+from panelvox.analysis.line_ends import (
+    _piece_of,
+    better_reading,
+    join_pieces,
+    reread_ends,
+    reread_non_words,
+    widen,
+)
 from panelvox.models.ocr import Detection, OcrEngine, Recognition
 
 
@@ -94,6 +101,48 @@ def test_a_cut_first_letter_is_read_again_and_the_line_comes_back_whole(lexicon:
     recs = [Recognition("UDDENLY HE SAW", 0.99)]
     reread_ends(image, [det], [False], recs, lambda c: engine.recognize(c, lexicon), lexicon)
     assert recs[0].text == "SUDDENLY HE SAW"
+
+
+def test_a_line_with_a_non_word_is_read_again_with_a_margin(lexicon: LetteringLexicon) -> None:
+    engine = OcrEngine()
+    image, _ = _page("NAUSEATING, HE SAID")
+    first, last = _ink_columns(image)
+    rows = np.nonzero((image[:, :, 0] < 128).any(axis=1))[0]
+    # the box grazes the letters' tops and bottoms, as a detector's does on a large initial
+    det = _box(first - 2, rows.min() + 3, last + 2, rows.max() - 3)
+    recs = [Recognition("NALISEATING, HE SAID", 0.9)]
+    reread_non_words(image, [det], [False], recs, lambda c: engine.recognize(c, lexicon), lexicon)
+    assert recs[0].text == "NAUSEATING, HE SAID"
+    # lettering that is no word reads the same from the wider view and stays as printed
+    image, _ = _page("VE VILL SCHKATE")
+    first, last = _ink_columns(image)
+    recs = [Recognition("VE VILL SCHKATE", 0.99)]
+    reread_non_words(
+        image,
+        [_box(first - 4, 44, last + 4, 76)],
+        [False],
+        recs,
+        lambda c: engine.recognize(c, lexicon),
+        lexicon,
+    )
+    assert recs[0].text == "VE VILL SCHKATE"
+
+
+def test_a_reread_is_kept_only_with_fewer_non_words_no_less_confidence_and_no_more_digits(
+    lexicon: LetteringLexicon,
+) -> None:
+    image, _ = _page("ANYTHING")
+    det = _box(60, 44, 200, 76)
+
+    def kept(old: Recognition, new: Recognition) -> str:
+        recs = [old]
+        reread_non_words(image, [det], [False], recs, lambda crops: [new] * len(crops), lexicon)
+        return recs[0].text
+
+    assert kept(Recognition("NALISEATING", 0.96), Recognition("NAUSEATING", 0.98)) == "NAUSEATING"
+    assert kept(Recognition("GUNGA SAID", 0.98), Recognition("SUNGA SAID", 0.97)) == "GUNGA SAID"
+    assert kept(Recognition("0JA", 0.5), Recognition("10001", 0.6)) == "0JA"
+    assert kept(Recognition("HAPPY", 0.5), Recognition("HAPPY", 0.9)) == "HAPPY"
 
 
 def test_a_piece_on_a_lines_row_a_word_space_beyond_its_end_continues_it() -> None:

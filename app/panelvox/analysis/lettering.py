@@ -10,6 +10,9 @@ Pure text functions, no models:
   word ("KALA..ONE" -> "KALA.. ONE").
 - Hyphenated line breaks are joined when a block's lines are joined ("VEN-"/"TURE" ->
   "VENTURE"; "SIDE-"/"KICK" -> "SIDE-KICK" since both halves are words).
+- Marks read as other characters are put back (misreads.py): a "!" read as "I", a lost
+  apostrophe, an accent over a capital, a "1" for the pronoun I; a "?" read as "Z" where
+  the word is far likelier without it ("DOZ").
 - Script detection per line ("latin" or "japanese") and furigana (ruby) detection.
 """
 
@@ -23,7 +26,8 @@ from dataclasses import dataclass
 from importlib import resources
 from itertools import pairwise
 
-from panelvox.analysis.spacing import SHORT_WORDS, WordFrequencies, joined_likelier, respace
+from panelvox.analysis.misreads import fix_misreads
+from panelvox.analysis.spacing import GAP_MISREAD, SHORT_WORDS, WordFrequencies, joined_likelier, respace
 
 _LETTERS = re.compile(r"[A-Za-z]+")
 _TOKEN = re.compile(r"\S+")
@@ -285,13 +289,27 @@ def restore_spaces(text: str, words: WordList, freqs: WordFrequencies | None = N
 _LAST_Z = re.compile(r"([A-Za-z']{2,})[Z2]$")
 
 
-def question_mark(text: str, words: WordList) -> str:
+def question_mark(text: str, words: WordList, freqs: WordFrequencies | None = None) -> str:
     """A hand-lettered "?" ending a line is often read as "Z" or "2" ("WHAT IS ITZ"):
-    where the last word is a word without it and no word with it, it is a question mark."""
+    where the last word is a word without it and either no word with it or a word rarer
+    than it by more than a misread mark's odds ("WHAT WILL I DOZ": "doz" against "do"),
+    it is a question mark."""
     m = _LAST_Z.search(text)
-    if m and is_caps(text) and lettering_word(m.group(1), words) and not lettering_word(m.group(0), words):
-        return text[: m.end(1)] + "?"
-    return text
+    if not (m and is_caps(text) and lettering_word(m.group(1), words)):
+        return text
+    if lettering_word(m.group(0), words):
+        f = freqs or WordFrequencies.load()
+        stem = f.word_cost(m.group(1))
+        if stem is None or f.token_cost(m.group(0), lambda _t: True) - stem <= GAP_MISREAD:
+            return text
+    return text[: m.end(1)] + "?"
+
+
+@functools.cache
+def _contraction_forms(words: WordList) -> frozenset[str]:
+    """Contractions with their apostrophe: the word list's ("don't") and the comics
+    lexicon's ("i'm", "'til")."""
+    return frozenset(w for w in words.words | comic_lexicon() if "'" in w)
 
 
 def clean_line(text: str, words: WordList | None, script: str) -> str:
@@ -301,6 +319,8 @@ def clean_line(text: str, words: WordList | None, script: str) -> str:
         return text.replace(" ", "") if script == "japanese" else text
     text = letters_for_digits(normalize_caps(text))
     if words is not None:
+        if is_caps(text):
+            text = fix_misreads(text, lambda t: lettering_word(t, words), _contraction_forms(words))
         text = question_mark(text, words)
         text = restore_spaces(text, words)
     return text
@@ -332,7 +352,8 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
             # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
             # (IN SPEC-TION)
-            compound = (
+            # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH")
+            compound = head.lower() == tail.lower() or (
                 words is not None
                 and min(len(head), len(tail)) >= 3
                 and words.knows(head)

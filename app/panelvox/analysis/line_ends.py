@@ -5,6 +5,10 @@ The detector's box often starts inside a line's first letter (a caption's large 
 ("CAN'T LOOK!"). Where the box's end cuts ink, or a lone upright letter stands just before
 it, the line is read again with its box widened to take the letter in, and the new reading is
 kept only when it has fewer non-words, or is the old one with its first "I".
+
+A line whose reading has a non-word is also read again with a margin round its box
+(:func:`reread_non_words`): a box that grazes its letters' tops (a large initial, "HAT
+NIGHT") or halves a stroke is read whole from the wider view.
 """
 
 from __future__ import annotations
@@ -166,6 +170,58 @@ def reread_ends(
     for i, r in zip(todo, read(crops) if crops else [], strict=True):
         if better_reading(recs[i].text, r.text, lexicon):
             recs[i] = r
+
+
+#: the margin, in line heights, a line with a non-word is read again with (sides, top and bottom)
+_MARGIN = (0.3, 0.2)
+
+
+def _grown(quad: Quad, dx: float, dy: float, width: int, height: int) -> Quad:
+    q = _shifted(quad, dx, dx, width)
+    q[[0, 1], 1] -= dy
+    q[[2, 3], 1] += dy
+    q[:, 1] = np.clip(q[:, 1], 0, height - 1)
+    return q
+
+
+def reread_non_words(
+    image: Image,
+    dets: Sequence[Detection],
+    tall: Sequence[bool],
+    recs: list[Recognition],
+    read: Callable[[list[Image]], list[Recognition]],
+    lexicon: LetteringLexicon,
+) -> None:
+    """Read again, with a margin round its box, each upright horizontal line whose reading
+    has a non-word; ``recs`` takes the new reading where it has fewer non-words, is read
+    with no less confidence and has no more digits (a smudge read "0JA" is not the number
+    "10001"). A letter the box grazes (the top of a large initial, a stroke the box's edge
+    halves) is read whole from the wider view; lettering that is no word ("ZUN", "VE
+    VILL") reads the same and stays."""
+    todo: list[int] = []
+    crops: list[Image] = []
+    height, width = image.shape[:2]
+    for i, (d, v) in enumerate(zip(dets, tall, strict=True)):
+        if v or not _level(d) or not _non_words(recs[i].text, lexicon):
+            continue
+        if sum(c.isalnum() for c in recs[i].text) < 3:
+            continue
+        h = float(axis_box(d)[3] - axis_box(d)[1])
+        q = _grown(d.quad, _MARGIN[0] * h, _MARGIN[1] * h, width, height)
+        todo.append(i)
+        crops.append(crop_quad(image, q, vertical=False))
+    for i, r in zip(todo, read(crops) if crops else [], strict=True):
+        old = recs[i]
+        if (
+            _non_words(r.text, lexicon) < _non_words(old.text, lexicon)
+            and r.score >= old.score
+            and _digits(r.text) <= _digits(old.text)
+        ):
+            recs[i] = r
+
+
+def _digits(text: str) -> int:
+    return sum(c.isdigit() for c in text)
 
 
 #: a word cut off a line's end stands at most this many line heights (a word space) from it

@@ -16,10 +16,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
+from panelvox.analysis.lettering import (
+    LineGeometry,
+    WordList,
+    clean_line,
+    lettering_word,
+    ruby_lines,
+    script_of,
+)
 from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_cross import cut_at_outlines
-from panelvox.analysis.line_ends import join_pieces, reread_ends
+from panelvox.analysis.line_ends import join_pieces, reread_ends, reread_non_words
+from panelvox.analysis.misreads import page_question_marks
 from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_merged, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
@@ -219,6 +227,8 @@ class TextStage:
         )
         # a letter the box cut, or a lone "I" it left out, read again with the box widened
         reread_ends(image, dets, tall, recs, lambda c: engine.recognize(c, lexicon, head), lexicon)
+        # a line with a non-word read again with a margin round its box
+        reread_non_words(image, dets, tall, recs, lambda c: engine.recognize(c, lexicon, head), lexicon)
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
         # where the column reading is not Japanese, try the box upright and keep the better.
         retry = [
@@ -283,9 +293,12 @@ class TextStage:
             )
         ruby = ruby_lines(geoms)
         stray = _stray_script(scripts, [r.score for _d, r, _v in raw])
+        texts = page_question_marks(
+            [clean_line(r.text, words, s) for (_d, r, _v), s in zip(raw, scripts, strict=True)],
+            lambda t: lettering_word(t, words),
+        )
         lines = []
-        for i, ((d, r, v), s, g) in enumerate(zip(raw, scripts, geoms, strict=True)):
-            text = clean_line(r.text, words, s)
+        for i, ((d, r, v), s, g, text) in enumerate(zip(raw, scripts, geoms, texts, strict=True)):
             if not text or i in stray:
                 continue
             lines.append(

@@ -1,0 +1,92 @@
+"""Marks of hand lettering read as other characters, put back (analysis/misreads.py), through
+``clean_line`` with the shipped word list: each rule fires on the misread it explains and
+leaves lettering that is something else as printed."""
+
+from __future__ import annotations
+
+import pytest
+
+from panelvox.analysis.lettering import WordList, clean_line, join_lines
+from panelvox.analysis.misreads import contractions, digits_and_ones, drop_accents, end_marks
+
+
+@pytest.fixture(scope="module")
+def words() -> WordList:
+    return WordList.load()
+
+
+def _clean(text: str, words: WordList) -> str:
+    return clean_line(text, words, "latin")
+
+
+def test_an_accent_read_over_a_capital_goes_where_the_plain_word_is_a_word(words: WordList) -> None:
+    assert _clean("COMÉ ON, LOOK", words) == "COME ON, LOOK"
+    assert _clean("WHÉRE I AM?", words) == "WHERE I AM?"
+    assert _clean("NIGHT... LIVÉD THE DAYS", words) == "NIGHT... LIVED THE DAYS"
+    # a word broken at the line's end, in a line of English words, joins plain
+    line = _clean("OR WAS IT ALL A HALLUCÍ-", words)
+    assert join_lines([line, "NATION?"], "latin", words) == "OR WAS IT ALL A HALLUCINATION?"
+    # lettering in another language keeps its accents
+    for french in ("C'EST L'ÉTÉ À PARIS", "LE CAFÉ DE MON PÈRE EST FERMÉ"):
+        assert drop_accents(french, words.knows) == french
+    assert drop_accents("CAFÉ", lambda t: t.lower() in {"café", "cafe"}) == "CAFÉ"
+
+
+def test_a_bang_read_as_i_at_the_line_end_and_a_letter_after_a_question_mark(words: WordList) -> None:
+    assert _clean("OKAY, I'M COMING. 'BYE, QUEENI", words) == "OKAY, I'M COMING. 'BYE, QUEEN!"
+    assert _clean("IS ONE HANDKERCHIEFI", words) == "IS ONE HANDKERCHIEF!"
+    assert _clean("TO KISS?z", words) == "TO KISS?"
+    # the pronoun with its space lost inside a line is the pronoun; a word in I stays
+    assert _clean("OF HATREDI DIDN'T SEE IT", words) == "OF HATRED I DIDN'T SEE IT"
+    for word in ("TAXI", "HI", "SKI", "MAUI"):
+        assert end_marks(word, lambda t, w=words: t.lower() in w.words) == word
+    # the pronoun after a question is a word
+    assert _clean("WHAT?I", words).endswith("I")
+
+
+def test_a_rare_word_ending_in_z_is_a_question_mark_only_where_far_rarer_than_its_stem(
+    words: WordList,
+) -> None:
+    assert _clean("NOW WHAT WILL I DOZ", words) == "NOW WHAT WILL I DO?"
+    for word in ("OH GEEZ", "A WALTZ", "THE FIZZ", "A QUIZ"):
+        assert _clean(word, words) == word
+
+
+def test_lost_apostrophes_come_back_only_where_the_bare_spelling_is_no_word(words: WordList) -> None:
+    assert _clean("THAT'S WHY IM", words) == "THAT'S WHY I'M"
+    assert _clean("YOU SHOULDNT FIGHT", words) == "YOU SHOULDN'T FIGHT"
+    # a "!" read as I glued before a contraction: the pronoun never stands before one
+    assert _clean("O.K. MENIWEVE", words) == "O.K. MEN! WE'VE"
+    assert _clean("I THOUGHTIYOURE", words) == "I THOUGHT! YOU'RE"
+    # a line in another language keeps its spelling
+    assert _clean("IM HAUS IST ES KALT", words) == "IM HAUS IST ES KALT"
+    # words that are words without the apostrophe stay as read
+    for line in ("I CANT", "ITS TAIL", "WELL, WERE YOU", "I WONT", "ID BE"):
+        assert (
+            contractions(line, lambda t, w=words: w.knows(t), ["can't", "it's", "we'll", "won't", "i'd"])
+            == line
+        )
+
+
+def test_ones_in_a_stammer_or_opening_a_sentence_are_i_and_numbers_read_as_letters_are_numbers() -> None:
+    assert digits_and_ones("SPIKE, BUT I-1-THINK") == "SPIKE, BUT I-I-THINK"
+    assert digits_and_ones("-1-JUST REMEMBERED") == "-I-JUST REMEMBERED"
+    assert digits_and_ones("JOE... POOR JOE! 1") == "JOE... POOR JOE! I"
+    assert digits_and_ones("LIFTIN' A I00O POUND") == "LIFTIN' A 1000 POUND"
+    for numbered in ("THE R3Y-1 WAS", "ROOM NO. 1", "PAGE 1", "ZONE B-1", "OIL", "IO"):
+        assert digits_and_ones(numbered) == numbered
+
+
+def test_a_word_repeated_across_a_line_break_hyphen_keeps_it(words: WordList) -> None:
+    assert join_lines(["MEDALS! YUH-", "YUH GOTTA BE"], "latin", words) == "MEDALS! YUH-YUH GOTTA BE"
+    assert join_lines(["A ROUGH VEN-", "TURE"], "latin", words) == "A ROUGH VENTURE"
+
+
+def test_a_name_the_page_spells_without_a_last_z_ends_in_a_question_mark(words: WordList) -> None:
+    from panelvox.analysis.misreads import page_question_marks
+
+    page = ["BABU. PERHAPS WE", "HAVE YOU SEEN BABUZ", "SHE SAID BUZZ", "LOOK, FRITZ"]
+    out = page_question_marks(page, words.knows)
+    assert out == ["BABU. PERHAPS WE", "HAVE YOU SEEN BABU?", "SHE SAID BUZZ", "LOOK, FRITZ"]
+    # a name the page spells with its Z more than once is the name
+    assert page_question_marks(["BABU", "BABUZ", "BABUZ"], words.knows) == ["BABU", "BABUZ", "BABUZ"]
