@@ -383,3 +383,14 @@ def test_a_rule_between_two_rows_of_lettering_parts_them() -> None:
     light[58:60, 20:160] = 1
     light[58:60, 60:90] = 0  # an underline under one word is no frame
     assert split_at_rules(lines, light) == [lines]
+
+
+def test_a_rule_parts_rows_that_share_only_a_short_width() -> None:
+    # a caption's last row over a small balloon lettered under its right end ("...EVER AFTER"
+    # over "NO... PLEASE."): the rows share only the balloon's width, less than two letters
+    # high, and the caption's edge runs across all of it
+    light = np.ones((H, W), np.uint8)
+    caption, balloon = _line(1, (40, 30, 460, 75), "EVER AFTER"), _line(2, (400, 90, 470, 120), "NO...")
+    assert split_at_rules([caption, balloon], light) == [[caption, balloon]]
+    light[80:83, 30:470] = 0  # the caption box's lower edge
+    assert split_at_rules([caption, balloon], light) == [[caption], [balloon]]
