@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.balloon_split import nearest_cluster, split_at_rules, split_at_waist
+from panelvox.analysis.balloon_split import cut_at_outlines, nearest_cluster, split_at_rules, split_at_waist
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
@@ -342,6 +342,8 @@ class BalloonsStage:
         h, w = image.shape[:2]
         page_area = float(h * w)
         barrier, light = _barrier_image(image)
+        lines = cut_at_outlines(analysis.lines, light)  # two balloons' lettering read as one line
+        main = [ln for ln in lines if not ln.ruby]
         typical = statistics.median(thickness(ln) for ln in main)
 
         labels = np.zeros((h, w), np.int32)
@@ -447,7 +449,7 @@ class BalloonsStage:
                 )
             )
         told = tell_roles(out, main, float(h), words, self.lexicon, analysis.language, analysis.panels)
-        return replace(analysis, blocks=tuple(told), stages=(*analysis.stages, STAGE))
+        return replace(analysis, lines=lines, blocks=tuple(told), stages=(*analysis.stages, STAGE))
 
     @staticmethod
     def _balloon_shape(
