@@ -8,7 +8,8 @@ single balloon like that, so lettering that lies in both lobes belongs to two ba
 
 Untraced lettering is parted where a rule is drawn between two of its rows (a caption
 box's edge against the balloon below it), and a tail shared by several blocks of one
-region goes to the block nearest its tip.
+region goes to the block nearest its tip. A line that an outline crosses (two touching
+balloons' lettering, read by the detector as one line) is cut in two at the outline.
 """
 
 from __future__ import annotations
@@ -167,8 +168,8 @@ def _outline_across(line: TextLine, dark: Mask) -> float | None:
     read by the detector as one line), or None. ``dark``: 1 on strokes. An outline is a thin
     stroke through the middle of the row that covers the row's whole height and runs on
     past it (to the balloons' rims); letters stay within their row, and dark art that a
-    letter touches is no thin line. (A balloon's rims at
-    the line's two ends are its own outline: a crossing lies well inside the line.)"""
+    letter touches is no thin line. A balloon's rims at the line's two ends are its own
+    outline: a crossing lies well inside the line."""
     h = line.bbox.height
     x0, x1 = max(0, int(line.bbox.x0)), min(dark.shape[1], math.ceil(line.bbox.x1))
     y0, y1 = int(line.bbox.y0), math.ceil(line.bbox.y1)
