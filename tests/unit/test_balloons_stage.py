@@ -404,3 +404,12 @@ def test_a_line_in_a_tinted_box_joins_the_untraced_lettering_its_box_overlaps() 
     panel = Panel(id="p1", bbox=BBox(40, 150, 761, 561), confidence=1.0, stage="panels")
     out = _run(img, _analysis(lines, (panel,)))
     assert [(b.text, b.kind) for b in out.blocks] == [("AND WHEN THE TWO WERE THROUGH", BalloonKind.CAPTION)]
+def test_a_rule_parts_rows_that_share_only_a_short_width() -> None:
+    # a caption's last row over a small balloon lettered under its right end ("...EVER AFTER"
+    # over "NO... PLEASE."): the rows share only the balloon's width, less than two letters
+    # high, and the caption's edge runs across all of it
+    light = np.ones((H, W), np.uint8)
+    caption, balloon = _line(1, (40, 30, 460, 75), "EVER AFTER"), _line(2, (400, 90, 470, 120), "NO...")
+    assert split_at_rules([caption, balloon], light) == [[caption, balloon]]
+    light[80:83, 30:470] = 0  # the caption box's lower edge
+    assert split_at_rules([caption, balloon], light) == [[caption], [balloon]]

@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_cross import cut_at_outlines, outline_column
+from panelvox.analysis.line_cross import cut_at_outlines, outline_column, stroke_mask
 from panelvox.models.ocr import Detection, OcrEngine, Recognition
 
 FONT = ImageFont.load_default(size=30)
@@ -64,3 +64,46 @@ def test_lettering_on_a_dark_screentone_is_not_cut_between_its_words() -> None:
         draw.text((20, y), "DANG! I'D BET", fill="white", font=FONT, stroke_width=2, stroke_fill="black")
         draw.text((340, y), "MY BOOTS", fill="white", font=FONT, stroke_width=2, stroke_fill="black")
     assert outline_column(np.asarray(page, dtype=np.uint8), _box(16, 78, 560, 112)) is None
+
+
+def _page_of(light: np.ndarray) -> np.ndarray:
+    """An RGB page from a mask (1 paper, 0 stroke)."""
+    return np.repeat(np.where(light > 0, 255, 0).astype(np.uint8)[:, :, None], 3, axis=2)
+
+
+def _strokes(light: np.ndarray, x0: int, x1: int, y0: int, y1: int) -> None:
+    """Letters: short strokes within the row, a gap between each."""
+    for x in range(x0, x1 - 10, 16):
+        light[y0 + 4 : y1 - 4, x : x + 3] = 0
+        light[y0 + 4 : y0 + 7, x : x + 10] = 0
+
+
+def _column(light: np.ndarray, box: tuple[int, int, int, int]) -> int | None:
+    image = _page_of(light)
+    return outline_column(image, _box(*box), stroke_mask(image))
+
+
+def test_an_outline_that_curves_away_below_the_row_is_found() -> None:
+    # "HOW WONDERFUL! TERRIFIC!": the shared outline of two touching balloons runs down
+    # through the row from the balloons' top rim, on to their bottom
+    light = np.ones((300, 800), np.uint8)
+    _strokes(light, 105, 400, 100, 140)
+    _strokes(light, 420, 575, 100, 140)
+    light[95:98, 90:600] = 0  # the balloons' top rim
+    light[95:200, 409:412] = 0  # the outline between them
+    assert _column(light, (100, 100, 580, 140)) == 410
+
+
+def test_letters_a_short_stroke_a_rim_or_dark_art_are_no_outline() -> None:
+    light = np.ones((300, 800), np.uint8)
+    box = (100, 100, 580, 140)
+    _strokes(light, 105, 575, 100, 140)
+    assert _column(light, box) is None
+    light[95:150, 409:412] = 0  # a stroke only a little past the row (a tail's root, a crease)
+    assert _column(light, box) is None
+    light[95:150, 409:412] = 1
+    light[60:200, 102:105] = 0  # the balloon's own rim at the line's start
+    assert _column(light, box) is None
+    light[60:200, 102:105] = 1
+    light[40:104, 380:440] = 0  # dark art above the balloon that one letter touches
+    assert _column(light, box) is None

@@ -137,7 +137,9 @@ def split_at_rules(lines: Sequence[TextLine], light: Mask) -> list[list[TextLine
     """Stacked lines cut where a drawn rule runs between two rows: a caption box's edge
     against the balloon or caption below it ("THAT NIGHT..." over "JANE, THERE'S ...").
     Lettering in one block has only paper between its rows; a stroke across the whole
-    width the two rows share, in the gap between them, is a frame. ``light``: 1 where the
+    width the two rows share, in the gap between them, is a frame, however short that width
+    (a small balloon under one end of a caption's last row shares only its own width; a
+    letter high of it is enough to tell a rule from a stray mark). ``light``: 1 where the
     page is not stroke."""
     if len(lines) < 2 or any(ln.vertical for ln in lines):
         return [list(lines)]
@@ -146,7 +148,7 @@ def split_at_rules(lines: Sequence[TextLine], light: Mask) -> list[list[TextLine
     for a, b in itertools.pairwise(ordered):
         y0, y1 = math.ceil(a.bbox.y1), int(b.bbox.y0)
         x0, x1 = math.ceil(max(a.bbox.x0, b.bbox.x0)), int(min(a.bbox.x1, b.bbox.x1))
-        if y1 - y0 >= 2 and x1 - x0 >= 2 * a.bbox.height:
+        if y1 - y0 >= 2 and x1 - x0 >= min(a.bbox.height, b.bbox.height):
             stroke = light[max(0, y0) : y1, max(0, x0) : x1] == 0
             if stroke.size and stroke.any(axis=0).mean() >= 0.9:
                 out.append([b])

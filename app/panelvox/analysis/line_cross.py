@@ -3,9 +3,10 @@
 Two balloons that touch (two speakers side by side), or a balloon against a caption box,
 can letter rows at one height; the page's detection then finds one box across both and
 reads it as one line ("ISLAND PIRATE! WAS! 'TIS ABOARD MY": the end of one speaker's row
-and the start of the other's). An outline crossing a row is a stroke that runs through the
-row's whole height and on above and below it, where a letter stays inside its row; there
-the line is cut, and each part read again, so each joins its own balloon.
+and the start of the other's; "HOW WONDERFUL! TERRIFIC!"). An outline crossing a row is a
+stroke that runs through the row's whole height and on past it, where a letter stays inside
+its row: straight on above and below it, or curving away on one side where the two rims
+part. There the line is cut, and each part read again, so each joins its own balloon.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from collections.abc import Callable
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from panelvox.analysis.tilted_text import Line
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, Recognition, crop_quad
 from panelvox.models.text_boxes import Quad, axis_box
+
+Mask = npt.NDArray[np.uint8]
 
 #: how far (line heights) the stroke must run on above and below the row
 _REACH = 0.6
@@ -26,10 +30,61 @@ _REACH = 0.6
 _SIDE = 1.5
 
 
-def outline_column(image: Image, d: Detection) -> int | None:
+def stroke_mask(image: Image) -> Mask:
+    """1 on the page's dark strokes (darker than 0.6 of its paper's lightness)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    return (gray < 0.6 * float(np.percentile(gray, 98))).astype(np.uint8)
+
+
+def _curving_away(box: tuple[int, int, int, int], dark: Mask) -> int | None:
+    """The page column where one thin stroke covers the row's height, well inside its
+    ends, and runs on at least 0.75 line heights above or below it: an outline that curves
+    away from the row on its other side (where two balloons' rims part). A stroke no wider
+    than the line is high; thin: its pixels lie near its edge (dark art that a letter touches
+    is no thin line). ``dark``: :func:`stroke_mask` of the page."""
+    x0, y0, x1, y1 = box
+    h = y1 - y0
+    top, bottom = max(0, y0 - h), min(dark.shape[0], y1 + h)
+    _n, labels = cv2.connectedComponents(np.ascontiguousarray(dark[top:bottom, x0:x1]), connectivity=8)
+    middle = labels[y0 - top + round(0.25 * h) : y1 - top - round(0.25 * h)]
+    reach = round(0.5 * h)
+    for k in set(np.unique(middle).tolist()) - {0}:
+        cols = np.nonzero((middle == k).any(axis=0))[0]
+        # the stroke's separate passes through the row (a rim, a crossing)
+        for run in np.split(cols, np.nonzero(np.diff(cols) > 2)[0] + 1):
+            x = x0 + float(run.mean())
+            if run[-1] - run[0] > 0.8 * h or not x0 + _SIDE * h < x < x1 - _SIDE * h:
+                continue
+            near = labels[:, max(0, run[0] - reach) : run[-1] + reach + 1] == k
+            rows = np.nonzero(near.any(axis=1))[0] + top
+            covers = rows[0] <= y0 + 0.15 * h and rows[-1] >= y1 - 0.15 * h
+            depth = cv2.distanceTransform(np.pad(near.astype(np.uint8), 1), cv2.DIST_L2, 3)
+            thin = float(np.percentile(depth[depth > 0], 95)) <= 0.2 * h
+            # between words: no other ink in the row just beside it (letters of two rows
+            # touching across tight leading also make a thin stroke through a row)
+            row = labels[y0 - top : y1 - top]
+            side = round(0.15 * h)
+            beside = np.hstack(
+                [row[:, max(0, run[0] - side) : run[0]], row[:, run[-1] + 1 : run[-1] + 1 + side]]
+            )
+            clear = float(((beside != 0) & (beside != k)).mean()) <= 0.1 if beside.size else False
+            if covers and thin and clear and max(y0 - rows[0], rows[-1] - y1) >= 0.75 * h:
+                return round(x)
+    return None
+
+
+def outline_column(image: Image, d: Detection, dark: Mask | None = None) -> int | None:
     """The page column where an outline crosses the row of ``d``'s box (a level,
-    horizontal box), with lettering on both sides of it; None where none does."""
+    horizontal box), with lettering on both sides of it; None where none does. Two shapes:
+    a stroke running straight through the row and on above and below it on light paper, or
+    a thin stroke that covers the row and curves away on one side (:func:`_curving_away`,
+    given the page's ``dark`` strokes)."""
     x0, y0, x1, y1 = (round(v) for v in axis_box(d))
+    box = (max(0, x0), y0, min(image.shape[1], x1), y1)
+    if dark is not None and box[2] - box[0] >= 4 * (y1 - y0) and y1 - y0 >= 4:
+        found = _curving_away(box, dark)
+        if found is not None:
+            return found
     h = y1 - y0
     height, width = image.shape[:2]
     top, bottom = y0 - int(_REACH * h), y1 + int(_REACH * h)
@@ -90,10 +145,11 @@ def cut_at_outlines(
     """``lines`` with each horizontal line that an outline crosses cut there into two lines,
     each read again; a part read as nothing is left out."""
     todo = []
+    dark = stroke_mask(image)
     for k, (d, _r, v) in enumerate(lines):
         if v or d.width <= d.height:
             continue
-        x = outline_column(image, d)
+        x = outline_column(image, d, dark)
         if x is not None:
             gap = max(2.0, 0.2 * d.height)
             todo.append((k, [Detection(q, d.score) for q in split_quad(d.quad, x, gap)]))
