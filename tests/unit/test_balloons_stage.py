@@ -404,6 +404,8 @@ def test_a_line_in_a_tinted_box_joins_the_untraced_lettering_its_box_overlaps() 
     panel = Panel(id="p1", bbox=BBox(40, 150, 761, 561), confidence=1.0, stage="panels")
     out = _run(img, _analysis(lines, (panel,)))
     assert [(b.text, b.kind) for b in out.blocks] == [("AND WHEN THE TWO WERE THROUGH", BalloonKind.CAPTION)]
+
+
 def test_a_rule_parts_rows_that_share_only_a_short_width() -> None:
     # a caption's last row over a small balloon lettered under its right end ("...EVER AFTER"
     # over "NO... PLEASE."): the rows share only the balloon's width, less than two letters
