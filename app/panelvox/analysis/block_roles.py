@@ -38,6 +38,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from panelvox.analysis.block_pieces import join_pieces
 from panelvox.analysis.lettering import (
     WordList,
     comic_lexicon,
@@ -105,6 +106,10 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         return block.panel is None or digits < 2 or read < SCRIBBLE_CONFIDENCE
     if block.language in foreign:
         return True
+    if block.kind is BalloonKind.OTHER and _no_word(text, lexicon):
+        # scene text holding no word at all, however surely read: an artist's signature
+        # ("RAY WILLNER" read "RIYWILLNR") or a misread of marks in the art
+        return True
     if read < SCRIBBLE_CONFIDENCE:
         # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign or scene
         # text read very unsurely, whatever it holds (lettering of a balloon or caption
@@ -113,6 +118,15 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         unworded = 2 * sum(map(lexicon, tokens)) < len(tokens)
         return unworded or (block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE - 0.1)
     return False
+
+
+def _no_word(text: str, lexicon: Lexicon) -> bool:
+    """``text`` has words of letters and none is a word of lettering, nor one whose first
+    letter the detector lost ("ATER", "ORRY": lettering cut at its edge, not a scribble)."""
+    tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
+    if not tokens or any(map(lexicon, tokens)):
+        return False
+    return not any(lexicon(c + t) for t in tokens if len(t) > 2 for c in "abcdefghijklmnopqrstuvwxyz")
 
 
 def _title_like(
@@ -183,6 +197,7 @@ def tell_roles(
         return sum(confs) / len(confs) if confs else b.confidence
 
     by_panel = {p.id: p for p in panels}
+    blocks = join_pieces(blocks, by_id, words, _all_sounds)
     kept = [
         replace(b, kind=BalloonKind.CAPTION)
         if _caption_box(b, by_panel, typical, words)
@@ -227,6 +242,12 @@ def _stretched_in(token: str, words: frozenset[str]) -> bool:
 def _is_sound(token: str) -> bool:
     """A sound spelt out, stretched or not ("BANG", "RRINGG", "ZAPP", "WHAMMM")."""
     return _stretched_in(token, sound_words())
+
+
+def _all_sounds(block: Balloon) -> bool:
+    """Lettering made only of sounds spelt out ("SOCK!", "CRASH! BANG!")."""
+    tokens = [t.strip("'’") for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
+    return bool(tokens) and all(map(_is_sound, tokens))
 
 
 def _opens_narration(text: str) -> bool:
