@@ -79,3 +79,23 @@ def test_a_caption_or_a_sound_over_a_balloon_and_large_lettering_stay_apart() ->
     kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
     assert sorted(b.id for b in kept) == ["b1", "b2", "b3", "b4", "b5", "b6"]
     assert {b.id: b.kind for b in kept}["b1"] is BalloonKind.CAPTION
+
+
+def test_unsure_readings_whose_boxes_cross_are_not_said_and_sure_ones_are() -> None:
+    lines = [
+        *speech_lines(6),
+        # a thought balloon's lines read as columns: boxes that cross, read unsurely
+        line(1, (485, 50, 556, 101), "GUS", conf=0.73),
+        line(2, (529, 51, 575, 117), "STA", conf=0.82),
+        # stacked lines whose boxes overlap, read surely, are lettering
+        line(3, (600, 300, 800, 330), "LAST PORT OF", conf=0.99),
+        line(4, (600, 310, 700, 340), "CALL---", conf=0.84),
+    ]
+    blocks = [
+        block(1, BalloonKind.SPEECH, (485, 50, 556, 101), "GUS"),
+        block(2, BalloonKind.SPEECH, (529, 51, 575, 117), "STA"),
+        block(3, BalloonKind.CAPTION, (600, 300, 800, 330), "LAST PORT OF"),
+        block(4, BalloonKind.CAPTION, (600, 310, 700, 340), "CALL---"),
+    ]
+    kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
+    assert sorted(b.id for b in kept) == ["b3", "b4"]

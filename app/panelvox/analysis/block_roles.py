@@ -60,6 +60,10 @@ TITLE_BAND = 0.4
 #: an untraced sign read with less confidence than this, mostly no word, is a scribble;
 #: one read with 0.1 less is a scribble whatever it holds
 SCRIBBLE_CONFIDENCE = 0.8
+#: two readings both under this confidence whose boxes cross by more than :data:`CROSSED`
+#: of the smaller one's area were read from lettering that confused the detector
+CROSSED_CONFIDENCE = 0.85
+CROSSED = 0.4
 #: the share of a page's lines in its main script above which another script is foreign
 MAIN_SCRIPT_SHARE = 0.85
 #: a caption box runs its panel's width against its top or bottom border: its sides are
@@ -89,6 +93,21 @@ def _foreign_languages(lines: Sequence[TextLine], language: str | None = None) -
     if scripts.count(main) < MAIN_SCRIPT_SHARE * len(scripts):
         return set()
     return {"ja", "en"} - {"ja" if main == "japanese" else "en"}
+
+
+def crossed_readings(lines: Sequence[TextLine]) -> set[str]:
+    """The ids of unsure readings whose boxes cross another unsure reading's: a letterer
+    never sets one line over another, so boxes that cross (a balloon's three lines read as
+    columns: "GUS", "STA") come from lettering or hatching that confused the detector, and
+    neither reading can be trusted."""
+    unsure = [ln for ln in lines if ln.confidence < CROSSED_CONFIDENCE]
+    out: set[str] = set()
+    for k, a in enumerate(unsure):
+        for b in unsure[k + 1 :]:
+            smaller = min(a.bbox.area, b.bbox.area)
+            if smaller > 0 and a.bbox.intersection(b.bbox) > CROSSED * smaller:
+                out |= {a.id, b.id}
+    return out
 
 
 def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set[str]) -> bool:
@@ -198,6 +217,8 @@ def tell_roles(
 
     by_panel = {p.id: p for p in panels}
     blocks = join_pieces(blocks, by_id, words, _all_sounds)
+    crossed = crossed_readings(main)
+    blocks = [b for b in blocks if not (_untraced(b) and b.lines and set(b.lines) <= crossed)]
     kept = [
         replace(b, kind=BalloonKind.CAPTION)
         if _caption_box(b, by_panel, typical, words)
