@@ -8,11 +8,16 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word (scene text under 0.7 whatever it holds), and one word read with under
+  mostly no word (scene text under 0.7 whatever it holds), scene text holding no word at
+  all however surely read (an artist's signature, marks in the art; a word whose first
+  letter the detector lost is lettering), unsure readings whose boxes cross each other
+  (the detector confused by lettering or hatching), and one word read with under
   0.6 confidence in a traced outline (motion lines or a machine's parts whose light ground
   was traced). A number drawn on a thing in
   a panel ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said
   for them. A balloon holding only "2" holds a hand-lettered "?" and says it.
+- **Pieces.** A block lying within a traced balloon at its lettering's size is part of it
+  (see :mod:`panelvox.analysis.block_pieces`), before anything is dropped.
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
   story on, or has a sentence that does ("LATER...", "MEANWHILE", "... SUDDENLY SHE SEES",
   "THE END": the comics lexicon's narration words, a first letter the detector lost given
