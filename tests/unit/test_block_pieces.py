@@ -99,3 +99,17 @@ def test_unsure_readings_whose_boxes_cross_are_not_said_and_sure_ones_are() -> N
     ]
     kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
     assert sorted(b.id for b in kept) == ["b3", "b4"]
+
+
+def test_a_time_of_day_opening_untraced_lettering_is_narration_and_a_greeting_is_not() -> None:
+    lines = speech_lines(6)
+    blocks = [
+        block(1, BalloonKind.OTHER, (500, 700, 700, 730), "HAT NIGHT..."),  # "THAT", its T lost
+        block(2, BalloonKind.SPEECH, (500, 800, 700, 830), "NEXT MORNING, THE KING RIDES OUT"),
+        block(3, BalloonKind.SPEECH, (500, 900, 700, 930), "NIGHT FALLS ON THE CASTLE"),
+        block(4, BalloonKind.SPEECH, (500, 1000, 700, 1030), "GOOD NIGHT, MOTHER"),
+        block(5, BalloonKind.SPEECH, (500, 1100, 700, 1130), "THAT NIGHT? NEVER!"),  # a cry
+        block(6, BalloonKind.SPEECH, (500, 1200, 700, 1230), "THAT NIGHT", polygon=OUTLINE),  # a balloon
+    ]
+    kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
+    assert kinds == [BalloonKind.CAPTION] * 3 + [BalloonKind.SPEECH] * 3

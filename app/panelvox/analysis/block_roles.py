@@ -75,6 +75,11 @@ MAIN_SCRIPT_SHARE = 0.85
 #: within this many line thicknesses of the panel's
 CAPTION_EDGE = 1.0
 
+#: times of day a caption marks the story's passage with ("THAT NIGHT...", "NIGHT FALLS",
+#: "NEXT MORNING")
+_TIMES = frozenset({"night", "morning", "evening", "afternoon", "dawn", "dusk", "midnight", "noon"})
+#: ... but not when they are a greeting
+_GREETINGS = frozenset({"good"})
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LONE_TWO = re.compile(r"2+[!?]*")
 _SENTENCE_END = re.compile(r"\.+|…|--+|—")
@@ -278,13 +283,19 @@ def _all_sounds(block: Balloon) -> bool:
 
 def _opens_narration(text: str) -> bool:
     """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
-    "THE END") opening the lettering or one of its sentences ("SHE ASKS A PASSING
+    "THE END", a time of day: "THAT NIGHT...") opening the lettering or one of its sentences ("SHE ASKS A PASSING
     RODENT... SUDDENLY SHE DISCOVERS A HOUSE"), neither a cry nor a question."""
     if {"!", "?"} & set(text):
         return False
     for sentence in _SENTENCE_END.split(text):
         words = [t.lower() for t in _TOKEN.findall(sentence) if t.lower() not in ("and", "the")]
         if words and words[0] in narration_words():
+            return True
+        # a time of day opening the sentence, alone or after one word ("THAT NIGHT", "NEXT
+        # MORNING", "NIGHT FALLS"), marks the passage of time
+        if words[:1] and (
+            words[0] in _TIMES or (words[1:2] and words[1] in _TIMES and words[0] not in _GREETINGS)
+        ):
             return True
     return False
 
