@@ -21,8 +21,9 @@ Applied by the balloons stage to the blocks it built, before the order stage:
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
   story on, or has a sentence that does ("LATER...", "MEANWHILE", "... SUDDENLY SHE SEES",
   "THE END": the comics lexicon's narration words, a first letter the detector lost given
-  back) is a caption; made only of sounds spelt out (the lexicon's sounds, stretched or
-  not) it is a sound effect; large untraced lettering with no sound in it ("OUCH!",
+  back; a time of day: "THAT NIGHT...", "NEXT MORNING", not "GOOD NIGHT") is a caption;
+  made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a sound
+  effect; large untraced lettering with no sound in it ("OUCH!",
   "YEEOWW!!") is a cry, said as speech. Inside a traced outline, sounds made by things
   ("CLAP", "CRASH! BANG!") are a sound effect (the art's light ground was traced), and so
   is display lettering made only of sounds ("BOP!"); a creature's voice at the dialogue's
@@ -283,8 +284,9 @@ def _all_sounds(block: Balloon) -> bool:
 
 def _opens_narration(text: str) -> bool:
     """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
-    "THE END", a time of day: "THAT NIGHT...") opening the lettering or one of its sentences ("SHE ASKS A PASSING
-    RODENT... SUDDENLY SHE DISCOVERS A HOUSE"), neither a cry nor a question."""
+    "THE END", a time of day: "THAT NIGHT...") opening the lettering or one of its
+    sentences ("SHE ASKS A PASSING RODENT... SUDDENLY SHE DISCOVERS A HOUSE"), neither a
+    cry nor a question."""
     if {"!", "?"} & set(text):
         return False
     for sentence in _SENTENCE_END.split(text):
@@ -293,8 +295,8 @@ def _opens_narration(text: str) -> bool:
             return True
         # a time of day opening the sentence, alone or after one word ("THAT NIGHT", "NEXT
         # MORNING", "NIGHT FALLS"), marks the passage of time
-        if words[:1] and (
-            words[0] in _TIMES or (words[1:2] and words[1] in _TIMES and words[0] not in _GREETINGS)
+        if words and (
+            words[0] in _TIMES or (len(words) > 1 and words[1] in _TIMES and words[0] not in _GREETINGS)
         ):
             return True
     return False
