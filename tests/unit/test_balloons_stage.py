@@ -14,7 +14,7 @@ from panelvox.analysis.line_groups import cluster_lines, reading_order, split_at
 from panelvox.model import BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection, TextLine
 
 W, H = 800, 600
-WORDS = WordList.from_lines(["hello", "there", "friend"])
+WORDS = WordList.from_lines(["hello", "there", "friend", "exit"])
 
 
 def _page() -> tuple[Image.Image, ImageDraw.ImageDraw]:

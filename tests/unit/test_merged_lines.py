@@ -70,3 +70,12 @@ def test_a_thick_box_read_as_words_is_left_alone() -> None:
     lines = [*normal_lines(), title]
     assert reread_merged(PAGE, lines, detect, read, is_word) == lines
     assert calls == []
+
+
+def test_a_thick_box_read_unsurely_as_a_word_of_each_line_is_read_again() -> None:
+    # "WE ALL / STUCK!" read as one line "STU ALL": words, but unsure
+    calls, detect, read = scripted()
+    merged = (det(100, 200, 400, 260), Recognition("TRY NEW", 0.71), False)
+    out = reread_merged(PAGE, [*normal_lines(), merged], detect, read, is_word)
+    assert [r.text for _d, r, _v in out] == ["HELLO THERE"] * 3 + list(ROWS)
+    assert len(calls) == 1

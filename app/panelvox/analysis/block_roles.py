@@ -8,16 +8,22 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word (scene text under 0.7 whatever it holds), and one word read with under
+  mostly no word (scene text under 0.7 whatever it holds), scene text holding no word at
+  all however surely read (an artist's signature, marks in the art; a word whose first
+  letter the detector lost is lettering), unsure readings whose boxes cross each other
+  (the detector confused by lettering or hatching), and one word read with under
   0.6 confidence in a traced outline (motion lines or a machine's parts whose light ground
   was traced). A number drawn on a thing in
   a panel ("1000" on a weight) is a sign and is kept. They are dropped: nothing is said
   for them. A balloon holding only "2" holds a hand-lettered "?" and says it.
+- **Pieces.** A block lying within a traced balloon at its lettering's size is part of it
+  (see :mod:`panelvox.analysis.block_pieces`), before anything is dropped.
 - **Narration, sounds and cries.** Untraced lettering that opens with a word that moves the
   story on, or has a sentence that does ("LATER...", "MEANWHILE", "... SUDDENLY SHE SEES",
   "THE END": the comics lexicon's narration words, a first letter the detector lost given
-  back) is a caption; made only of sounds spelt out (the lexicon's sounds, stretched or
-  not) it is a sound effect; large untraced lettering with no sound in it ("OUCH!",
+  back; a time of day: "THAT NIGHT...", "NEXT MORNING", not "GOOD NIGHT") is a caption;
+  made only of sounds spelt out (the lexicon's sounds, stretched or not) it is a sound
+  effect; large untraced lettering with no sound in it ("OUCH!",
   "YEEOWW!!") is a cry, said as speech. Inside a traced outline, sounds made by things
   ("CLAP", "CRASH! BANG!") are a sound effect (the art's light ground was traced), and so
   is display lettering made only of sounds ("BOP!"); a creature's voice at the dialogue's
@@ -38,6 +44,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from panelvox.analysis.block_pieces import join_pieces
 from panelvox.analysis.lettering import (
     WordList,
     comic_lexicon,
@@ -59,12 +66,21 @@ TITLE_BAND = 0.4
 #: an untraced sign read with less confidence than this, mostly no word, is a scribble;
 #: one read with 0.1 less is a scribble whatever it holds
 SCRIBBLE_CONFIDENCE = 0.8
+#: two readings both under this confidence whose boxes cross by more than :data:`CROSSED`
+#: of the smaller one's area were read from lettering that confused the detector
+CROSSED_CONFIDENCE = 0.85
+CROSSED = 0.4
 #: the share of a page's lines in its main script above which another script is foreign
 MAIN_SCRIPT_SHARE = 0.85
 #: a caption box runs its panel's width against its top or bottom border: its sides are
 #: within this many line thicknesses of the panel's
 CAPTION_EDGE = 1.0
 
+#: times of day a caption marks the story's passage with ("THAT NIGHT...", "NIGHT FALLS",
+#: "NEXT MORNING")
+_TIMES = frozenset({"night", "morning", "evening", "afternoon", "dawn", "dusk", "midnight", "noon"})
+#: ... but not when they are a greeting
+_GREETINGS = frozenset({"good"})
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LONE_TWO = re.compile(r"2+[!?]*")
 _SENTENCE_END = re.compile(r"\.+|…|--+|—")
@@ -90,6 +106,21 @@ def _foreign_languages(lines: Sequence[TextLine], language: str | None = None) -
     return {"ja", "en"} - {"ja" if main == "japanese" else "en"}
 
 
+def crossed_readings(lines: Sequence[TextLine]) -> set[str]:
+    """The ids of unsure readings whose boxes cross another unsure reading's: a letterer
+    never sets one line over another, so boxes that cross (a balloon's three lines read as
+    columns: "GUS", "STA") come from lettering or hatching that confused the detector, and
+    neither reading can be trusted."""
+    unsure = [ln for ln in lines if ln.confidence < CROSSED_CONFIDENCE]
+    out: set[str] = set()
+    for k, a in enumerate(unsure):
+        for b in unsure[k + 1 :]:
+            smaller = min(a.bbox.area, b.bbox.area)
+            if smaller > 0 and a.bbox.intersection(b.bbox) > CROSSED * smaller:
+                out |= {a.id, b.id}
+    return out
+
+
 def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set[str]) -> bool:
     """True for a mark the listener should not hear (see the module docstring); ``read`` is
     the mean confidence of the block's lines."""
@@ -105,6 +136,10 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         return block.panel is None or digits < 2 or read < SCRIBBLE_CONFIDENCE
     if block.language in foreign:
         return True
+    if block.kind is BalloonKind.OTHER and _no_word(text, lexicon):
+        # scene text holding no word at all, however surely read: an artist's signature
+        # ("RAY WILLNER" read "RIYWILLNR") or a misread of marks in the art
+        return True
     if read < SCRIBBLE_CONFIDENCE:
         # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign or scene
         # text read very unsurely, whatever it holds (lettering of a balloon or caption
@@ -113,6 +148,15 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         unworded = 2 * sum(map(lexicon, tokens)) < len(tokens)
         return unworded or (block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE - 0.1)
     return False
+
+
+def _no_word(text: str, lexicon: Lexicon) -> bool:
+    """``text`` has words of letters and none is a word of lettering, nor one whose first
+    letter the detector lost ("ATER", "ORRY": lettering cut at its edge, not a scribble)."""
+    tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
+    if not tokens or any(map(lexicon, tokens)):
+        return False
+    return not any(lexicon(c + t) for t in tokens if len(t) > 2 for c in "abcdefghijklmnopqrstuvwxyz")
 
 
 def _title_like(
@@ -183,6 +227,9 @@ def tell_roles(
         return sum(confs) / len(confs) if confs else b.confidence
 
     by_panel = {p.id: p for p in panels}
+    blocks = join_pieces(blocks, by_id, words, _all_sounds)
+    crossed = crossed_readings(main)
+    blocks = [b for b in blocks if not (_untraced(b) and b.lines and set(b.lines) <= crossed)]
     kept = [
         replace(b, kind=BalloonKind.CAPTION)
         if _caption_box(b, by_panel, typical, words)
@@ -229,15 +276,28 @@ def _is_sound(token: str) -> bool:
     return _stretched_in(token, sound_words())
 
 
+def _all_sounds(block: Balloon) -> bool:
+    """Lettering made only of sounds spelt out ("SOCK!", "CRASH! BANG!")."""
+    tokens = [t.strip("'’") for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
+    return bool(tokens) and all(map(_is_sound, tokens))
+
+
 def _opens_narration(text: str) -> bool:
     """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
-    "THE END") opening the lettering or one of its sentences ("SHE ASKS A PASSING
-    RODENT... SUDDENLY SHE DISCOVERS A HOUSE"), neither a cry nor a question."""
+    "THE END", a time of day: "THAT NIGHT...") opening the lettering or one of its
+    sentences ("SHE ASKS A PASSING RODENT... SUDDENLY SHE DISCOVERS A HOUSE"), neither a
+    cry nor a question."""
     if {"!", "?"} & set(text):
         return False
     for sentence in _SENTENCE_END.split(text):
         words = [t.lower() for t in _TOKEN.findall(sentence) if t.lower() not in ("and", "the")]
         if words and words[0] in narration_words():
+            return True
+        # a time of day opening the sentence, alone or after one word ("THAT NIGHT", "NEXT
+        # MORNING", "NIGHT FALLS"), marks the passage of time
+        if words and (
+            words[0] in _TIMES or (len(words) > 1 and words[1] in _TIMES and words[0] not in _GREETINGS)
+        ):
             return True
     return False
 

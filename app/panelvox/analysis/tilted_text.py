@@ -127,6 +127,8 @@ def reread_slanted(
 
 #: a horizontal box this many times as thick as the page's median line may hold two lines
 MERGED_THICKNESS = 1.7
+#: ... or whose reading, words or not, is this unsure ("WE ALL / STUCK!" read "STU ALL")
+MERGED_SURE = 0.8
 
 
 def reread_merged(
@@ -138,7 +140,8 @@ def reread_merged(
     Lines set close together (tight leading) can come out of the page's detection as one
     box, read as a garble ("IHANEWTETOCONT" for three lines). A candidate is a horizontal
     box at least :data:`MERGED_THICKNESS` times as thick as the page's median line, whose
-    reading is less than half letters of words; detected alone (at the detector's scale
+    reading is less than half letters of words or unsure (under :data:`MERGED_SURE`: a
+    word of each line, "STU ALL" for "WE ALL / STUCK!"); detected alone (at the detector's scale
     for a small image, so larger) its lines come apart. A line of the page pass that one of
     the new lines covers (60 % of its box) was read twice and is dropped.
     """
@@ -152,7 +155,7 @@ def reread_merged(
         letters = sum(c.isalpha() for c in r.text)
         if v or d.width <= d.height or d.height < MERGED_THICKNESS * median:
             continue
-        if 2 * _word_letters([r], is_word) >= letters:
+        if 2 * _word_letters([r], is_word) >= letters and r.score >= MERGED_SURE:
             continue
         x0, y0, x1, y1 = _box(d)
         m = 0.25 * median
