@@ -261,6 +261,8 @@ def test_lettering_that_moves_the_story_on_is_narration() -> None:
         # a narration word opening a later sentence
         block(9, BalloonKind.SPEECH, (50, 1300, 400, 1330), "SHE ASKS A MOUSE... SUDDENLY SHE SEES A HOUSE"),
         block(10, BalloonKind.SPEECH, (50, 1350, 400, 1380), "WE RAN. SUDDENLY IT ROARED!"),  # a cry
+        # lettering already told as a caption (by its place) gets its letter back too
+        block(11, BalloonKind.CAPTION, (500, 1390, 700, 1398), "ATER... AT THE HOSPITAL", panel="p1"),
     ]
     out = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
     assert [b.kind for b in out] == [
@@ -274,8 +276,10 @@ def test_lettering_that_moves_the_story_on_is_narration() -> None:
         BalloonKind.OTHER,
         BalloonKind.CAPTION,
         BalloonKind.SPEECH,
+        BalloonKind.CAPTION,
     ]
     assert [b.text for b in out[5:8]] == ["SUDDENLY...", "LATER", "ORRY..."]
+    assert out[10].text == "LATER... AT THE HOSPITAL"
 
 
 def test_stacked_lines_whose_loose_outlines_overlap_are_two_rows() -> None:

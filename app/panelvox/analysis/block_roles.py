@@ -339,7 +339,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
         if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)) and (large or not voice):
             return replace(block, kind=BalloonKind.SFX)
         return block
-    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER):
+    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER, BalloonKind.CAPTION):
         text = _first_letter_lost(block.text, lexicon)
         if _opens_narration(text):
             return replace(block, kind=BalloonKind.CAPTION, text=text)
