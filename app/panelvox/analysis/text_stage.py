@@ -19,6 +19,7 @@ import numpy as np
 from panelvox.analysis.lettering import LineGeometry, WordList, clean_line, ruby_lines, script_of
 from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_ends import join_pieces, reread_ends
+from panelvox.analysis.redetect import redetect
 from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_merged, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
@@ -247,6 +248,14 @@ class TextStage:
         )
         # a short word the detector cut off a line's end ("THING" "I") read with its line
         lines = join_pieces(image, lines, lambda c: engine.recognize(c, lexicon, head), lexicon)
+        # ink inside a balloon that no line covers: lettering too small for the page's pass
+        lines = redetect(
+            image,
+            lines,
+            lambda im: engine.detect(im, min_side=max(im.shape[:2])),
+            lambda c: engine.recognize(c, lexicon, head),
+            lexicon,
+        )
         t2 = time.perf_counter()
         times.det += t1 - t0
         times.rec += t2 - t1

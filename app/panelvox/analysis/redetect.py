@@ -1,0 +1,246 @@
+"""Lettering inside a balloon or caption that the page-scale detector missed, found again.
+
+A balloon's or caption's lettering is all read: ink inside it that no read line covers, at
+the lettering's size, is lettering the page's detection missed (a small word between two
+read ones, "THE LEATHERN CORD (OF) MAGIC"; an "I" before a line; a whole line of a
+caption). The page is detected at about 1,280 pixels, where small lettering's short words
+fall under the detector's threshold; cut out and enlarged, they do not.
+
+For each region around the page's read lines (the light area of the balloon the lines stand
+in, or where none is traced, the extent of the lines stacked together), the dark strokes of
+letter size that no read line's box holds are counted; a region with such strokes is
+detected and read again enlarged (:func:`redetect`). A line found there is kept only with
+clean evidence: read confidently, every word a word of lettering (the lexicon), holding
+some of the uncovered strokes. It joins the page's lines, or replaces the page's lines it
+contains when it reads more letters of words than they did. An unsure reading is left out.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from panelvox.analysis.lexicon import LetteringLexicon
+from panelvox.analysis.line_ends import _TOKEN, _level, _non_words
+from panelvox.analysis.tilted_text import Line
+from panelvox.model import Image
+from panelvox.models.ocr import Detection, Recognition, crop_quad
+from panelvox.models.text_boxes import Box, axis_box
+
+Read = Callable[[list[Image]], list[Recognition]]
+Detect = Callable[[Image], list[Detection]]
+Mask = npt.NDArray[np.uint8]
+
+#: a page line read with less confidence than this covers nothing (it is dropped later)
+FLOOR = 0.5
+#: a line found again is kept read at least this confidently
+SURE = 0.85
+#: the region is enlarged so its lettering's line boxes are about this tall (pixels) ...
+TARGET_THICKNESS = 56.0
+#: ... by at least this factor (less would find what the page's pass found) ...
+MIN_SCALE = 1.4
+#: ... and at most this long on its longer side
+MAX_SIDE = 1280
+#: a balloon's light area larger than this share of the page is background, not a balloon
+MAX_REGION_SHARE = 0.08
+
+
+def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
+    """The light area (1 inside) the line ``box`` stands in, holes (its letters) filled: a
+    balloon's or caption's inside, bounded by its outline; None on art or background."""
+    h, w = gray.shape
+    x0, y0, x1, y1 = (int(v) for v in box)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    patch = gray[y0:y1, x0:x1]
+    bright = float(np.percentile(patch, 95))
+    if bright < 120:
+        return None
+    # the seed: a light pixel nearest the box's middle row, away from the letters
+    stroke = (gray < 0.6 * bright).astype(np.uint8)
+    barrier = cv2.dilate(stroke, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((patch >= 0.85 * bright) & (barrier[y0:y1, x0:x1] == 0))
+    if len(ys) == 0:
+        return None
+    k = int(np.argmin(np.abs(ys - (y1 - y0) / 2) + 0.1 * np.abs(xs - (x1 - x0) / 2)))
+    seed = (int(x0 + xs[k]), int(y0 + ys[k]))
+    fill = np.where(barrier > 0, 0, gray).astype(np.uint8)
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (1 << 8)
+    cv2.floodFill(fill, mask, seed, 0, 40, 40, flags)
+    region = mask[1:-1, 1:-1]
+    area = int(region.sum())
+    if area > MAX_REGION_SHARE * h * w or area < (x1 - x0) * (y1 - y0):
+        return None
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(region)
+    cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    return filled
+
+
+def _stacks(boxes: Sequence[Box], thick: Sequence[float]) -> list[list[int]]:
+    """Lines stacked into one block: of about one size, overlapping sideways, at most a
+    line height apart from top to bottom."""
+    parent = list(range(len(boxes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, a in enumerate(boxes):
+        for j in range(i):
+            b = boxes[j]
+            if max(thick[i], thick[j]) > 1.5 * min(thick[i], thick[j]):
+                continue
+            gap = max(a[1], b[1]) - min(a[3], b[3])
+            if gap <= min(thick[i], thick[j]) and min(a[2], b[2]) > max(a[0], b[0]):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(boxes)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
+
+
+def _letters(gray: npt.NDArray[np.uint8], box: Box, inside: Mask | None, thick: float) -> list[Box]:
+    """Dark strokes of letter size within ``box`` (and ``inside`` when given), page pixels."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    patch = gray[y0:y1, x0:x1]
+    if patch.size == 0:
+        return []
+    ink = (patch < 0.6 * float(np.percentile(patch, 98))).astype(np.uint8)
+    if inside is not None:
+        # off the outline's stroke: the inside shrunk by a third of a line
+        shrink = max(1, round(thick / 3))
+        ink &= cv2.erode(inside[y0:y1, x0:x1], np.ones((shrink, shrink), np.uint8))
+    n, _labels, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    out = []
+    for k in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        if 0.3 * thick <= h <= 1.0 * thick and w <= 1.5 * thick and 0.08 <= area / (w * h) <= 0.9:
+            out.append((float(x0 + x), float(y0 + y), float(x0 + x + w), float(y0 + y + h)))
+    return out
+
+
+def _holds(box: Box, part: Box) -> bool:
+    """Whether a line's ``box`` holds the stroke ``part``: its middle across, most of its
+    height (a generous box reaching into the next row does not hold that row's letters)."""
+    cx = (part[0] + part[2]) / 2
+    rows = min(box[3], part[3]) - max(box[1], part[1])
+    return box[0] <= cx <= box[2] and rows >= 0.7 * (part[3] - part[1])
+
+
+def _same_row(a: Box, b: Box) -> bool:
+    """Boxes overlapping sideways, each one's middle within the other's height."""
+    ya, yb = (a[1] + a[3]) / 2, (b[1] + b[3]) / 2
+    return min(a[2], b[2]) > max(a[0], b[0]) and a[1] <= yb <= a[3] and b[1] <= ya <= b[3]
+
+
+def _across(a: Box, b: Box) -> float:
+    """The share of ``a``'s width within ``b``'s."""
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / max(1e-6, a[2] - a[0])
+
+
+def _word_letters(text: str, lexicon: LetteringLexicon) -> int:
+    return sum(len(t) for t in _TOKEN.findall(text) if lexicon(t) and (len(t) > 1 or t in "AIOaio"))
+
+
+def clean(r: Recognition, lexicon: LetteringLexicon, page_words: frozenset[str] = frozenset()) -> bool:
+    """A reading sure enough to say: confident, with words only (no lone letter but A, I,
+    O); a word the page's own lines read surely (a name: "JAFARA") counts as one."""
+    tokens = _TOKEN.findall(r.text)
+    if r.score < SURE or not tokens:
+        return False
+    unknown = [t for t in tokens if t.upper() not in page_words]
+    return _non_words(" ".join(unknown), lexicon) == 0
+
+
+def regions(gray: npt.NDArray[np.uint8], lines: Sequence[Line]) -> list[tuple[Box, Mask | None, float]]:
+    """The balloons and blocks around the page's read upright lines: (box, inside or None,
+    typical line thickness)."""
+    keep = [k for k, (d, r, v) in enumerate(lines) if not v and r.score >= FLOOR and _level(d)]
+    if not keep:
+        return []
+    boxes = [axis_box(lines[k][0]) for k in keep]
+    thick = [lines[k][0].height for k in keep]
+    h, w = gray.shape
+    out: list[tuple[Box, Mask | None, float]] = []
+    taken = np.zeros((h, w), bool)
+    loose: list[int] = []
+    for i, b in enumerate(boxes):
+        cx, cy = int((b[0] + b[2]) / 2), int((b[1] + b[3]) / 2)
+        if taken[min(cy, h - 1), min(cx, w - 1)]:
+            continue
+        inside = _paper_region(gray, b)
+        if inside is None:
+            loose.append(i)
+            continue
+        taken |= inside > 0
+        ys, xs = np.nonzero(inside)
+        members = [
+            t
+            for t, o in zip(thick, boxes, strict=True)
+            if inside[int((o[1] + o[3]) / 2), int((o[0] + o[2]) / 2)]
+        ]
+        box = (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+        out.append((box, inside, statistics.median(members or [thick[i]])))
+    for group in _stacks([boxes[i] for i in loose], [thick[i] for i in loose]):
+        t = statistics.median(thick[loose[g]] for g in group)
+        x0 = min(boxes[loose[g]][0] for g in group) - t
+        y0 = min(boxes[loose[g]][1] for g in group) - 1.2 * t
+        x1 = max(boxes[loose[g]][2] for g in group) + t
+        y1 = max(boxes[loose[g]][3] for g in group) + 1.2 * t
+        out.append(((max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)), None, t))
+    return out
+
+
+def redetect(
+    image: Image, lines: list[Line], detect: Detect, read: Read, lexicon: LetteringLexicon
+) -> list[Line]:
+    """``lines`` with the lettering their balloons' and blocks' uncovered ink holds, found
+    again enlarged (see the module's docstring)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    covering = [axis_box(d) for d, r, _v in lines if r.score >= FLOOR]
+    page_words = frozenset(
+        t.upper() for _d, r, _v in lines if r.score >= SURE for t in _TOKEN.findall(r.text) if len(t) > 2
+    )
+    out = list(lines)
+    for box, inside, thick in regions(gray, lines):
+        missed = [p for p in _letters(gray, box, inside, thick) if not any(_holds(c, p) for c in covering)]
+        if not missed:
+            continue
+        scale = min(max(TARGET_THICKNESS / thick, 2.0), MAX_SIDE / max(box[2] - box[0], box[3] - box[1]))
+        if scale < MIN_SCALE:
+            continue
+        x0, y0, x1, y1 = (int(v) for v in box)
+        crop = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+        dets = [d for d in detect(np.ascontiguousarray(crop)) if min(d.width, d.height) >= 6 and _level(d)]
+        if not dets:
+            continue
+        recs = read([crop_quad(crop, d.quad, vertical=False) for d in dets])
+        for d, r in zip(dets, recs, strict=True):
+            if not clean(r, lexicon, page_words):
+                continue
+            quad = (d.quad / scale + np.array([x0, y0], np.float32)).astype(np.float32)
+            new = Detection(quad, d.score)
+            nbox = axis_box(new)
+            if not any(_holds(nbox, p) for p in missed):
+                continue
+            olds = [k for k, (od, _r, _v) in enumerate(out) if _same_row(axis_box(od), nbox)]
+            sure_olds = [k for k in olds if out[k][1].score >= FLOOR]
+            # a page line on its row that the new one cuts across, not holding it: the two
+            # disagree; the page's stays
+            if any(_across(axis_box(out[k][0]), nbox) < 0.6 for k in sure_olds):
+                continue
+            before = sum(_word_letters(out[k][1].text, lexicon) for k in sure_olds)
+            if _word_letters(r.text, lexicon) <= before:
+                continue
+            out = [ln for k, ln in enumerate(out) if k not in olds]
+            out.append((new, r, False))
+    return out
