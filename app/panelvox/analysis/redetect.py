@@ -108,13 +108,18 @@ def _stacks(boxes: Sequence[Box], thick: Sequence[float]) -> list[list[int]]:
     return list(groups.values())
 
 
-def _letters(gray: npt.NDArray[np.uint8], box: Box, inside: Mask | None, thick: float) -> list[Box]:
-    """Dark strokes of letter size within ``box`` (and ``inside`` when given), page pixels."""
+def _letters(
+    gray: npt.NDArray[np.uint8], box: Box, inside: Mask | None, covered: Mask, thick: float
+) -> list[Box]:
+    """Dark strokes of letter size within ``box`` (and ``inside`` when given) outside the
+    ``covered`` pixels (the read lines' boxes), in page pixels. Strokes are cut where a box
+    ends, so a row of letters touching the read row below still shows above it."""
     x0, y0, x1, y1 = (int(v) for v in box)
     patch = gray[y0:y1, x0:x1]
     if patch.size == 0:
         return []
     ink = (patch < 0.6 * float(np.percentile(patch, 98))).astype(np.uint8)
+    ink &= 1 - covered[y0:y1, x0:x1]
     if inside is not None:
         # off the outline's stroke: the inside shrunk by a third of a line
         shrink = max(1, round(thick / 3))
@@ -123,7 +128,9 @@ def _letters(gray: npt.NDArray[np.uint8], box: Box, inside: Mask | None, thick: 
     out = []
     for k in range(1, n):
         x, y, w, h, area = (int(v) for v in stats[k])
-        if 0.3 * thick <= h <= 1.0 * thick and w <= 1.5 * thick and 0.08 <= area / (w * h) <= 0.9:
+        fill = area / (w * h)
+        solid = fill > 0.9 and w > 0.5 * thick  # a dark patch of the art, not a stroke
+        if 0.3 * thick <= h <= 1.0 * thick and w <= 3 * thick and fill >= 0.08 and not solid:
             out.append((float(x0 + x), float(y0 + y), float(x0 + x + w), float(y0 + y + h)))
     return out
 
@@ -207,12 +214,15 @@ def redetect(
     again enlarged (see the module's docstring)."""
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
     covering = [axis_box(d) for d, r, _v in lines if r.score >= FLOOR]
+    covered = np.zeros(gray.shape, np.uint8)
+    for b in covering:
+        covered[int(b[1]) : int(np.ceil(b[3])), int(b[0]) : int(np.ceil(b[2]))] = 1
     page_words = frozenset(
         t.upper() for _d, r, _v in lines if r.score >= SURE for t in _TOKEN.findall(r.text) if len(t) > 2
     )
     out = list(lines)
     for box, inside, thick in regions(gray, lines):
-        missed = [p for p in _letters(gray, box, inside, thick) if not any(_holds(c, p) for c in covering)]
+        missed = _letters(gray, box, inside, covered, thick)
         if not missed:
             continue
         scale = min(max(TARGET_THICKNESS / thick, 2.0), MAX_SIDE / max(box[2] - box[0], box[3] - box[1]))
