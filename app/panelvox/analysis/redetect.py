@@ -45,8 +45,8 @@ TARGET_THICKNESS = 56.0
 MIN_SCALE = 1.4
 #: ... and at most this long on its longer side
 MAX_SIDE = 1280
-#: a balloon's light area larger than this share of the page is background, not a balloon
-MAX_REGION_SHARE = 0.08
+#: a balloon's light area larger than this share of the page is background (as the balloons stage)
+MAX_REGION_SHARE = 0.2
 
 
 def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
@@ -80,6 +80,11 @@ def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(region)
     cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
+    ys, xs = np.nonzero(filled)
+    bw, bh = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
+    # the paper round the panels (a frame of gutters), not a balloon: as the balloons stage
+    if bw > 0.5 * w or bh > 0.5 * h or int(filled.sum()) < 0.5 * bw * bh:
+        return None
     return filled
 
 
@@ -118,12 +123,17 @@ def _letters(
     patch = gray[y0:y1, x0:x1]
     if patch.size == 0:
         return []
-    ink = (patch < 0.6 * float(np.percentile(patch, 98))).astype(np.uint8)
-    ink &= 1 - covered[y0:y1, x0:x1]
+    within = None
     if inside is not None:
         # off the outline's stroke: the inside shrunk by a third of a line
         shrink = max(1, round(thick / 3))
-        ink &= cv2.erode(inside[y0:y1, x0:x1], np.ones((shrink, shrink), np.uint8))
+        within = cv2.erode(inside[y0:y1, x0:x1], np.ones((shrink, shrink), np.uint8))
+    # the paper's tone is the balloon's own (a red caption's), not the page's around it
+    paper = float(np.percentile(patch if within is None or not within.any() else patch[within > 0], 98))
+    ink = (patch < 0.6 * paper).astype(np.uint8)
+    ink &= 1 - covered[y0:y1, x0:x1]
+    if within is not None:
+        ink &= within
     n, _labels, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
     out = []
     for k in range(1, n):
@@ -223,7 +233,9 @@ def redetect(
     out = list(lines)
     for box, inside, thick in regions(gray, lines):
         missed = _letters(gray, box, inside, covered, thick)
-        if not missed:
+        # in a traced balloon one stroke is a word ("I"); round untraced lines, in the art,
+        # a lone stroke is more often a mark of the drawing
+        if len(missed) < (1 if inside is not None else 2):
             continue
         scale = min(max(TARGET_THICKNESS / thick, 2.0), MAX_SIDE / max(box[2] - box[0], box[3] - box[1]))
         if scale < MIN_SCALE:
