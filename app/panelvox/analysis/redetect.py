@@ -237,23 +237,17 @@ def redetect(
         # a lone stroke is more often a mark of the drawing
         if len(missed) < (1 if inside is not None else 2):
             continue
-        scale = min(max(TARGET_THICKNESS / thick, 2.0), MAX_SIDE / max(box[2] - box[0], box[3] - box[1]))
-        if scale < MIN_SCALE:
-            continue
-        x0, y0, x1, y1 = (int(v) for v in box)
-        crop = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-        dets = [d for d in detect(np.ascontiguousarray(crop)) if min(d.width, d.height) >= 6 and _level(d)]
-        if not dets:
-            continue
-        recs = read([crop_quad(crop, d.quad, vertical=False) for d in dets])
-        for d, r in zip(dets, recs, strict=True):
-            if not clean(r, lexicon, page_words):
+        # only the rows of the uncovered strokes (and a line above and below) are looked at
+        band = (
+            box[0],
+            max(box[1], min(p[1] for p in missed) - 1.5 * thick),
+            box[2],
+            min(box[3], max(p[3] for p in missed) + 1.5 * thick),
+        )
+        for new in _found(image, band, thick, missed, detect, read):
+            if not clean(new[1], lexicon, page_words):
                 continue
-            quad = (d.quad / scale + np.array([x0, y0], np.float32)).astype(np.float32)
-            new = Detection(quad, d.score)
-            nbox = axis_box(new)
-            if not any(_holds(nbox, p) for p in missed):
-                continue
+            nbox = axis_box(new[0])
             olds = [k for k, (od, _r, _v) in enumerate(out) if _same_row(axis_box(od), nbox)]
             sure_olds = [k for k in olds if out[k][1].score >= FLOOR]
             # a page line on its row that the new one cuts across, not holding it: the two
@@ -261,8 +255,28 @@ def redetect(
             if any(_across(axis_box(out[k][0]), nbox) < 0.6 for k in sure_olds):
                 continue
             before = sum(_word_letters(out[k][1].text, lexicon) for k in sure_olds)
-            if _word_letters(r.text, lexicon) <= before:
+            if _word_letters(new[1].text, lexicon) <= before:
                 continue
             out = [ln for k, ln in enumerate(out) if k not in olds]
-            out.append((new, r, False))
+            out.append(new)
     return out
+
+
+def _found(image: Image, box: Box, thick: float, missed: list[Box], detect: Detect, read: Read) -> list[Line]:
+    """The upright lines detected in ``box`` enlarged that hold an uncovered stroke, read,
+    in page pixels."""
+    scale = min(max(TARGET_THICKNESS / thick, 2.0), MAX_SIDE / max(box[2] - box[0], box[3] - box[1]))
+    if scale < MIN_SCALE:
+        return []
+    x0, y0, x1, y1 = (int(v) for v in box)
+    crop = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    crop = np.ascontiguousarray(crop)
+    found = []
+    for d in detect(crop):
+        if min(d.width, d.height) < 6 or not _level(d):
+            continue
+        quad = (d.quad / scale + np.array([x0, y0], np.float32)).astype(np.float32)
+        if any(_holds(axis_box(Detection(quad, 0.0)), p) for p in missed):
+            found.append((d, Detection(quad, d.score)))
+    recs = read([crop_quad(crop, d.quad, vertical=False) for d, _p in found]) if found else []
+    return [(p, r, False) for (_d, p), r in zip(found, recs, strict=True)]

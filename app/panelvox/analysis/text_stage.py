@@ -251,7 +251,7 @@ class TextStage:
         # ink inside a balloon that no line covers: lettering too small for the page's pass
         lines = redetect(
             image,
-            lines,
+            [(d, r, v) for d, r, v in lines if r.text and not _is_noise(r.text)],
             lambda im: engine.detect(im, min_side=max(im.shape[:2])),
             lambda c: engine.recognize(c, lexicon, head),
             lexicon,
