@@ -24,8 +24,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.analysis.line_ends import _TOKEN, _level, _non_words
+from panelvox.analysis.lettering import lettering_word
+from panelvox.analysis.lexicon import LetteringLexicon, _contracted
+from panelvox.analysis.line_ends import _TOKEN, _level
 from panelvox.analysis.tilted_text import Line
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, Recognition, crop_quad
@@ -164,18 +165,25 @@ def _across(a: Box, b: Box) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) / max(1e-6, a[2] - a[0])
 
 
-def _word_letters(text: str, lexicon: LetteringLexicon) -> int:
-    return sum(len(t) for t in _TOKEN.findall(text) if lexicon(t) and (len(t) > 1 or t in "AIOaio"))
+def _word(token: str, lexicon: LetteringLexicon, page_words: frozenset[str]) -> bool:
+    """A word on its own: of the word list or comics lexicon (a stretched "NOOOO" too), or
+    read surely elsewhere on the page (a name: "JAFARA"). Not a run of letters that splits
+    into words: found again, a garble can split so."""
+    if token.upper() in page_words:
+        return True
+    if len(token) == 1:
+        return token in "AIOaio"
+    return any(lettering_word(t, lexicon.words) for t in (token, *_contracted(token.lower())))
+
+
+def _word_letters(text: str, lexicon: LetteringLexicon, page_words: frozenset[str]) -> int:
+    return sum(len(t) for t in _TOKEN.findall(text) if _word(t, lexicon, page_words))
 
 
 def clean(r: Recognition, lexicon: LetteringLexicon, page_words: frozenset[str] = frozenset()) -> bool:
-    """A reading sure enough to say: confident, with words only (no lone letter but A, I,
-    O); a word the page's own lines read surely (a name: "JAFARA") counts as one."""
+    """A reading sure enough to say: confident, every token a word (see :func:`_word`)."""
     tokens = _TOKEN.findall(r.text)
-    if r.score < SURE or not tokens:
-        return False
-    unknown = [t for t in tokens if t.upper() not in page_words]
-    return _non_words(" ".join(unknown), lexicon) == 0
+    return r.score >= SURE and bool(tokens) and all(_word(t, lexicon, page_words) for t in tokens)
 
 
 def regions(gray: npt.NDArray[np.uint8], lines: Sequence[Line]) -> list[tuple[Box, Mask | None, float]]:
@@ -254,8 +262,8 @@ def redetect(
             # disagree; the page's stays
             if any(_across(axis_box(out[k][0]), nbox) < 0.6 for k in sure_olds):
                 continue
-            before = sum(_word_letters(out[k][1].text, lexicon) for k in sure_olds)
-            if _word_letters(new[1].text, lexicon) <= before:
+            before = sum(_word_letters(out[k][1].text, lexicon, page_words) for k in sure_olds)
+            if _word_letters(new[1].text, lexicon, page_words) <= before:
                 continue
             out = [ln for k, ln in enumerate(out) if k not in olds]
             out.append(new)
