@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.lettering import lettering_word
+from panelvox.analysis.lettering import lettering_word, segment
 from panelvox.analysis.lexicon import LetteringLexicon, _contracted
 from panelvox.analysis.line_ends import _TOKEN, _level
 from panelvox.analysis.tilted_text import Line
@@ -62,21 +63,32 @@ def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
     bright = float(np.percentile(patch, 95))
     if bright < 120:
         return None
-    # the seed: a light pixel nearest the box's middle row, away from the letters
     stroke = (gray < 0.6 * bright).astype(np.uint8)
     barrier = cv2.dilate(stroke, np.ones((3, 3), np.uint8))
     ys, xs = np.nonzero((patch >= 0.85 * bright) & (barrier[y0:y1, x0:x1] == 0))
     if len(ys) == 0:
         return None
-    k = int(np.argmin(np.abs(ys - (y1 - y0) / 2) + 0.1 * np.abs(xs - (x1 - x0) / 2)))
-    seed = (int(x0 + xs[k]), int(y0 + ys[k]))
     fill = np.where(barrier > 0, 0, gray).astype(np.uint8)
+    # seeds: light pixels nearest the box's top edge, its bottom edge (above and below the
+    # letters) and its middle row; one in a letter's closed counter fills only that
+    for row in (0.0, 1.0, 0.5):
+        k = int(np.argmin(np.abs(ys - row * (y1 - y0 - 1)) + 0.1 * np.abs(xs - (x1 - x0) / 2)))
+        region = _filled(fill, (int(x0 + xs[k]), int(y0 + ys[k])), (x1 - x0) * (y1 - y0))
+        if region is not None:
+            return region
+    return None
+
+
+def _filled(fill: npt.NDArray[np.uint8], seed: tuple[int, int], least: int) -> Mask | None:
+    """The light region round ``seed`` with its holes filled, when it is a balloon's: at
+    least ``least`` pixels, not background, not the paper round the panels."""
+    h, w = fill.shape
     mask = np.zeros((h + 2, w + 2), np.uint8)
     flags = 4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (1 << 8)
     cv2.floodFill(fill, mask, seed, 0, 40, 40, flags)
     region = mask[1:-1, 1:-1]
     area = int(region.sum())
-    if area > MAX_REGION_SHARE * h * w or area < (x1 - x0) * (y1 - y0):
+    if area > MAX_REGION_SHARE * h * w or area < least:
         return None
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(region)
@@ -84,7 +96,7 @@ def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
     ys, xs = np.nonzero(filled)
     bw, bh = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
     # the paper round the panels (a frame of gutters), not a balloon: as the balloons stage
-    if bw > 0.5 * w or bh > 0.5 * h or int(filled.sum()) < 0.5 * bw * bh:
+    if bw > 0.5 * w or bh > 0.5 * h or int(filled.sum()) < 0.35 * bw * bh:
         return None
     return filled
 
@@ -166,14 +178,18 @@ def _across(a: Box, b: Box) -> float:
 
 
 def _word(token: str, lexicon: LetteringLexicon, page_words: frozenset[str]) -> bool:
-    """A word on its own: of the word list or comics lexicon (a stretched "NOOOO" too), or
-    read surely elsewhere on the page (a name: "JAFARA"). Not a run of letters that splits
-    into words: found again, a garble can split so."""
+    """A word: of the word list or comics lexicon (a stretched "NOOOO" too), read surely
+    elsewhere on the page (a name: "JAFARA"), or words run together that split into words
+    of two letters or more but a first "I" or "A" ("WEALL", "ISTUCK"; not "RAMIA" as
+    "RAM I A": a garble splits so)."""
     if token.upper() in page_words:
         return True
     if len(token) == 1:
         return token in "AIOaio"
-    return any(lettering_word(t, lexicon.words) for t in (token, *_contracted(token.lower())))
+    if any(lettering_word(t, lexicon.words) for t in (token, *_contracted(token.lower()))):
+        return True
+    parts = segment(token.lower(), lexicon.words) if token.isalpha() else None
+    return parts is not None and all(len(p) > 1 or (k == 0 and p in "ai") for k, p in enumerate(parts))
 
 
 def _word_letters(text: str, lexicon: LetteringLexicon, page_words: frozenset[str]) -> int:
@@ -231,13 +247,15 @@ def redetect(
     """``lines`` with the lettering their balloons' and blocks' uncovered ink holds, found
     again enlarged (see the module's docstring)."""
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-    covering = [axis_box(d) for d, r, _v in lines if r.score >= FLOOR]
-    covered = np.zeros(gray.shape, np.uint8)
-    for b in covering:
-        covered[int(b[1]) : int(np.ceil(b[3])), int(b[0]) : int(np.ceil(b[2]))] = 1
     page_words = frozenset(
         t.upper() for _d, r, _v in lines if r.score >= SURE for t in _TOKEN.findall(r.text) if len(t) > 2
     )
+    # a line read surely, or as words, covers its ink; a garble read unsure does not
+    covered = np.zeros(gray.shape, np.uint8)
+    for d, r, _v in lines:
+        if r.score >= SURE or (r.score >= FLOOR and clean(replace(r, score=1.0), lexicon, page_words)):
+            b = axis_box(d)
+            covered[int(b[1]) : int(np.ceil(b[3])), int(b[0]) : int(np.ceil(b[2]))] = 1
     out = list(lines)
     for box, inside, thick in regions(gray, lines):
         missed = _letters(gray, box, inside, covered, thick)
@@ -259,8 +277,11 @@ def redetect(
             olds = [k for k, (od, _r, _v) in enumerate(out) if _same_row(axis_box(od), nbox)]
             sure_olds = [k for k in olds if out[k][1].score >= FLOOR]
             # a page line on its row that the new one cuts across, not holding it: the two
-            # disagree; the page's stays
-            if any(_across(axis_box(out[k][0]), nbox) < 0.6 for k in sure_olds):
+            # disagree; the page's stays unless it is a garble (unsure or no words)
+            if any(
+                _across(axis_box(out[k][0]), nbox) < 0.6 and clean(out[k][1], lexicon, page_words)
+                for k in sure_olds
+            ):
                 continue
             before = sum(_word_letters(out[k][1].text, lexicon, page_words) for k in sure_olds)
             if _word_letters(new[1].text, lexicon, page_words) <= before:
