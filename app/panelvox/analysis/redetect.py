@@ -51,9 +51,12 @@ MAX_SIDE = 1280
 MAX_REGION_SHARE = 0.2
 
 
-def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
-    """The light area (1 inside) the line ``box`` stands in, holes (its letters) filled: a
-    balloon's or caption's inside, bounded by its outline; None on art or background."""
+def _paper_region(
+    gray: npt.NDArray[np.uint8], box: Box, fills: dict[int, npt.NDArray[np.uint8]]
+) -> tuple[Box, Mask] | None:
+    """The light area the line ``box`` stands in, holes (its letters) filled: a balloon's or
+    caption's inside, bounded by its outline, as (its box, 1 inside within that box); None
+    on art or background. ``fills`` keeps the page's flood images per paper tone."""
     h, w = gray.shape
     x0, y0, x1, y1 = (int(v) for v in box)
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
@@ -63,15 +66,17 @@ def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
     bright = float(np.percentile(patch, 95))
     if bright < 120:
         return None
-    stroke = (gray < 0.6 * bright).astype(np.uint8)
-    barrier = cv2.dilate(stroke, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((patch >= 0.85 * bright) & (barrier[y0:y1, x0:x1] == 0))
-    if len(ys) == 0:
-        return None
-    fill = np.where(barrier > 0, 0, gray).astype(np.uint8)
+    tone = round(bright / 8)
+    if tone not in fills:
+        # the page with dark strokes (thickened by a pixel, so the fill stops at broken
+        # ones) set to 0, as the balloons stage traces balloons
+        barrier = cv2.dilate((gray < 0.6 * 8 * tone).astype(np.uint8), np.ones((3, 3), np.uint8))
+        fills[tone] = np.where(barrier > 0, 0, gray).astype(np.uint8)
+    fill = fills[tone]
+    ys, xs = np.nonzero((patch >= 0.85 * bright) & (fill[y0:y1, x0:x1] > 0))
     # seeds: light pixels nearest the box's top edge, its bottom edge (above and below the
     # letters) and its middle row; one in a letter's closed counter fills only that
-    for row in (0.0, 1.0, 0.5):
+    for row in (0.0, 1.0, 0.5) if len(ys) else ():
         k = int(np.argmin(np.abs(ys - row * (y1 - y0 - 1)) + 0.1 * np.abs(xs - (x1 - x0) / 2)))
         region = _filled(fill, (int(x0 + xs[k]), int(y0 + ys[k])), (x1 - x0) * (y1 - y0))
         if region is not None:
@@ -79,26 +84,26 @@ def _paper_region(gray: npt.NDArray[np.uint8], box: Box) -> Mask | None:
     return None
 
 
-def _filled(fill: npt.NDArray[np.uint8], seed: tuple[int, int], least: int) -> Mask | None:
+def _filled(fill: npt.NDArray[np.uint8], seed: tuple[int, int], least: int) -> tuple[Box, Mask] | None:
     """The light region round ``seed`` with its holes filled, when it is a balloon's: at
     least ``least`` pixels, not background, not the paper round the panels."""
     h, w = fill.shape
     mask = np.zeros((h + 2, w + 2), np.uint8)
     flags = 4 | cv2.FLOODFILL_MASK_ONLY | cv2.FLOODFILL_FIXED_RANGE | (1 << 8)
-    cv2.floodFill(fill, mask, seed, 0, 40, 40, flags)
-    region = mask[1:-1, 1:-1]
+    _n, _img, _mask, (x, y, bw, bh) = cv2.floodFill(fill, mask, seed, 0, 40, 40, flags)
+    # the paper round the panels (a frame of gutters), not a balloon: as the balloons stage
+    if bw > 0.5 * w or bh > 0.5 * h:
+        return None
+    region = np.ascontiguousarray(mask[1 + y : 1 + y + bh, 1 + x : 1 + x + bw])
     area = int(region.sum())
     if area > MAX_REGION_SHARE * h * w or area < least:
         return None
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(region)
     cv2.drawContours(filled, contours, -1, 1, thickness=cv2.FILLED)
-    ys, xs = np.nonzero(filled)
-    bw, bh = int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)
-    # the paper round the panels (a frame of gutters), not a balloon: as the balloons stage
-    if bw > 0.5 * w or bh > 0.5 * h or int(filled.sum()) < 0.35 * bw * bh:
+    if int(filled.sum()) < 0.35 * bw * bh:
         return None
-    return filled
+    return (float(x), float(y), float(x + bw), float(y + bh)), filled
 
 
 def _stacks(boxes: Sequence[Box], thick: Sequence[float]) -> list[list[int]]:
@@ -140,7 +145,7 @@ def _letters(
     if inside is not None:
         # off the outline's stroke: the inside shrunk by a third of a line
         shrink = max(1, round(thick / 3))
-        within = cv2.erode(inside[y0:y1, x0:x1], np.ones((shrink, shrink), np.uint8))
+        within = cv2.erode(inside, np.ones((shrink, shrink), np.uint8))
     # the paper's tone is the balloon's own (a red caption's), not the page's around it
     paper = float(np.percentile(patch if within is None or not within.any() else patch[within > 0], 98))
     ink = (patch < 0.6 * paper).astype(np.uint8)
@@ -203,8 +208,8 @@ def clean(r: Recognition, lexicon: LetteringLexicon, page_words: frozenset[str] 
 
 
 def regions(gray: npt.NDArray[np.uint8], lines: Sequence[Line]) -> list[tuple[Box, Mask | None, float]]:
-    """The balloons and blocks around the page's read upright lines: (box, inside or None,
-    typical line thickness)."""
+    """The balloons and blocks around the page's read upright lines: (box, 1 inside the
+    balloon within the box or None, typical line thickness)."""
     keep = [k for k, (d, r, v) in enumerate(lines) if not v and r.score >= FLOOR and _level(d)]
     if not keep:
         return []
@@ -214,22 +219,25 @@ def regions(gray: npt.NDArray[np.uint8], lines: Sequence[Line]) -> list[tuple[Bo
     out: list[tuple[Box, Mask | None, float]] = []
     taken = np.zeros((h, w), bool)
     loose: list[int] = []
+    fills: dict[int, npt.NDArray[np.uint8]] = {}
     for i, b in enumerate(boxes):
         cx, cy = int((b[0] + b[2]) / 2), int((b[1] + b[3]) / 2)
         if taken[min(cy, h - 1), min(cx, w - 1)]:
             continue
-        inside = _paper_region(gray, b)
-        if inside is None:
+        found = _paper_region(gray, b, fills)
+        if found is None:
             loose.append(i)
             continue
-        taken |= inside > 0
-        ys, xs = np.nonzero(inside)
+        box, inside = found
+        x0, y0, x1, y1 = (int(v) for v in box)
+        taken[y0:y1, x0:x1] |= inside > 0
         members = [
             t
             for t, o in zip(thick, boxes, strict=True)
-            if inside[int((o[1] + o[3]) / 2), int((o[0] + o[2]) / 2)]
+            if x0 <= (o[0] + o[2]) / 2 < x1
+            and y0 <= (o[1] + o[3]) / 2 < y1
+            and inside[int((o[1] + o[3]) / 2) - y0, int((o[0] + o[2]) / 2) - x0]
         ]
-        box = (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
         out.append((box, inside, statistics.median(members or [thick[i]])))
     for group in _stacks([boxes[i] for i in loose], [thick[i] for i in loose]):
         t = statistics.median(thick[loose[g]] for g in group)
