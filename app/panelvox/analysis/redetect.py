@@ -149,9 +149,9 @@ def _letters(
     # the paper's tone is the balloon's own (a red caption's), not the page's around it
     paper = float(np.percentile(patch if within is None or not within.any() else patch[within > 0], 98))
     ink = (patch < 0.6 * paper).astype(np.uint8)
-    ink &= 1 - covered[y0:y1, x0:x1]
+    ink[covered[y0:y1, x0:x1] > 0] = 0
     if within is not None:
-        ink &= within
+        ink[within == 0] = 0
     n, _labels, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
     out = []
     for k in range(1, n):
@@ -241,11 +241,11 @@ def regions(gray: npt.NDArray[np.uint8], lines: Sequence[Line]) -> list[tuple[Bo
         out.append((box, inside, statistics.median(members or [thick[i]])))
     for group in _stacks([boxes[i] for i in loose], [thick[i] for i in loose]):
         t = statistics.median(thick[loose[g]] for g in group)
-        x0 = min(boxes[loose[g]][0] for g in group) - t
-        y0 = min(boxes[loose[g]][1] for g in group) - 1.2 * t
-        x1 = max(boxes[loose[g]][2] for g in group) + t
-        y1 = max(boxes[loose[g]][3] for g in group) + 1.2 * t
-        out.append(((max(0.0, x0), max(0.0, y0), min(float(w), x1), min(float(h), y1)), None, t))
+        left = min(boxes[loose[g]][0] for g in group) - t
+        top = min(boxes[loose[g]][1] for g in group) - 1.2 * t
+        right = max(boxes[loose[g]][2] for g in group) + t
+        bottom = max(boxes[loose[g]][3] for g in group) + 1.2 * t
+        out.append(((max(0.0, left), max(0.0, top), min(float(w), right), min(float(h), bottom)), None, t))
     return out
 
 
@@ -254,7 +254,7 @@ def redetect(
 ) -> list[Line]:
     """``lines`` with the lettering their balloons' and blocks' uncovered ink holds, found
     again enlarged (see the module's docstring)."""
-    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
     page_words = frozenset(
         t.upper() for _d, r, _v in lines if r.score >= SURE for t in _TOKEN.findall(r.text) if len(t) > 2
     )
@@ -306,8 +306,8 @@ def _found(image: Image, box: Box, thick: float, missed: list[Box], detect: Dete
     if scale < MIN_SCALE:
         return []
     x0, y0, x1, y1 = (int(v) for v in box)
-    crop = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-    crop = np.ascontiguousarray(crop)
+    big = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    crop: Image = np.ascontiguousarray(big, dtype=np.uint8)
     found = []
     for d in detect(crop):
         if min(d.width, d.height) < 6 or not _level(d):
