@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -134,14 +133,11 @@ def test_an_unsure_or_unknown_reading_is_not_said(lexicon: LetteringLexicon) -> 
     assert clean(Recognition("LITTLE JAFARA", 0.99), lexicon, frozenset({"JAFARA"}))
 
 
-SHARED = Path(os.environ.get("PANELVOX_EVAL_DATA", Path(__file__).parents[2] / ".." / "shared" / "data"))
-PAGE = SHARED / "cib" / "images" / "BusterBrown_004_TheLeathernCordOfMagic_10_01.jpeg"
-
-
-@pytest.mark.skipif(not PAGE.exists(), reason="the shared evaluation pages are absent")
-def test_caption_lines_the_page_pass_misses_are_read(engine: OcrEngine) -> None:
+@pytest.mark.slow
+def test_caption_lines_the_page_pass_misses_are_read(engine: OcrEngine, shared_data: Path) -> None:
     """A public-domain page (1945): the page's pass misses two lines of a tall caption."""
-    image = np.asarray(PilImage.open(PAGE).convert("RGB"), dtype=np.uint8)
+    page = shared_data / "cib" / "images" / "BusterBrown_004_TheLeathernCordOfMagic_10_01.jpeg"
+    image = np.asarray(PilImage.open(page).convert("RGB"), dtype=np.uint8)
     lines = TextStage(engine).read_lines(image, head="latin")
     texts = [r.text for _d, r, _v in lines]
     assert "EAGLE TO STARTLE" in texts
