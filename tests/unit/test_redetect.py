@@ -16,6 +16,7 @@ from panelvox.analysis.redetect import clean, redetect
 from panelvox.analysis.text_stage import TextStage
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, OcrEngine, Recognition
+from panelvox.models.text_boxes import axis_box
 
 ROWS = ("WELL IF IT ISN'T", "MY OLD FRIEND", "HE WILL WIND UP", "THIS WAY")
 
@@ -98,6 +99,27 @@ def test_a_row_of_the_balloon_no_line_covers_is_found_and_read(
     assert calls[0].shape[1] > 1.5 * (560 - 80)
     assert calls[0].shape[0] < calls[0].shape[1] / (560 - 80) * (420 - 100)
     assert texts == ["WELL IF IT ISN'T", "MY OLD FRIEND", "HE WILL WIND UP", "THIS WAY"]
+
+
+def test_running_text_left_unread_is_not_looked_at_again(
+    engine: OcrEngine, lexicon: LetteringLexicon
+) -> None:
+    image = balloon_page()
+    lines = page_lines(engine, lexicon, image)
+    # the second row left unread on purpose (running text announced by its size)
+    skipped = next(ln for ln in lines if "FRIEND" in ln[1].text)
+    kept = [ln for ln in lines if ln is not skipped]
+    calls: list[Image] = []
+
+    def detect(crop: Image) -> list[Detection]:
+        calls.append(crop)
+        return engine.detect(crop, min_side=max(crop.shape[:2]))
+
+    out = redetect(
+        image, kept, detect, lambda c: engine.recognize(c, lexicon), lexicon, unread=[axis_box(skipped[0])]
+    )
+    assert calls == []
+    assert len(out) == len(kept)
 
 
 def test_a_small_word_between_read_ones_joins_its_line(engine: OcrEngine, lexicon: LetteringLexicon) -> None:

@@ -2,9 +2,10 @@
 
 A balloon's or caption's lettering is all read: ink inside it that no read line covers, at
 the lettering's size, is lettering the page's detection missed (a small word between two
-read ones, "THE LEATHERN CORD (OF) MAGIC"; an "I" before a line; a whole line of a
-caption). The page is detected at about 1,280 pixels, where small lettering's short words
-fall under the detector's threshold; cut out and enlarged, they do not.
+read ones, "HE HAS THE ROPE (ON) PADMAH"; an "I" before a line, "(I) CAN'T MAKE IT OUT";
+whole lines of a tall caption). The page is detected at about 1,280 pixels, where small
+lettering's short words fall under the detector's threshold; cut out and enlarged, they
+do not.
 
 For each region around the page's read lines (the light area of the balloon the lines stand
 in, or where none is traced, the extent of the lines stacked together), the dark strokes of
@@ -250,20 +251,30 @@ def regions(gray: npt.NDArray[np.uint8], lines: Sequence[Line]) -> list[tuple[Bo
 
 
 def redetect(
-    image: Image, lines: list[Line], detect: Detect, read: Read, lexicon: LetteringLexicon
+    image: Image,
+    lines: list[Line],
+    detect: Detect,
+    read: Read,
+    lexicon: LetteringLexicon,
+    *,
+    unread: Sequence[Box] = (),
 ) -> list[Line]:
     """``lines`` with the lettering their balloons' and blocks' uncovered ink holds, found
-    again enlarged (see the module's docstring)."""
+    again enlarged (see the module's docstring). ``unread``: boxes left unread on purpose
+    (running text announced by its size), never looked at again."""
     gray = np.asarray(cv2.cvtColor(image, cv2.COLOR_RGB2GRAY), dtype=np.uint8)
     page_words = frozenset(
         t.upper() for _d, r, _v in lines if r.score >= SURE for t in _TOKEN.findall(r.text) if len(t) > 2
     )
     # a line read surely, or as words, covers its ink; a garble read unsure does not
+    covering = [
+        axis_box(d)
+        for d, r, _v in lines
+        if r.score >= SURE or (r.score >= FLOOR and clean(replace(r, score=1.0), lexicon, page_words))
+    ]
     covered = np.zeros(gray.shape, np.uint8)
-    for d, r, _v in lines:
-        if r.score >= SURE or (r.score >= FLOOR and clean(replace(r, score=1.0), lexicon, page_words)):
-            b = axis_box(d)
-            covered[int(b[1]) : int(np.ceil(b[3])), int(b[0]) : int(np.ceil(b[2]))] = 1
+    for b in (*covering, *unread):
+        covered[int(b[1]) : int(np.ceil(b[3])), int(b[0]) : int(np.ceil(b[2]))] = 1
     out = list(lines)
     for box, inside, thick in regions(gray, lines):
         missed = _letters(gray, box, inside, covered, thick)

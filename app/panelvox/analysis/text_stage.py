@@ -208,6 +208,7 @@ class TextStage:
         t0 = time.perf_counter()
         dets = [d for d in engine.detect(image) if min(d.width, d.height) >= 6]
         found = None if self.read_dense else dense_text(dets, image.shape[0])
+        unread = [] if found is None else [axis_box(d) for i, d in enumerate(dets) if i in found.lines]
         if found is not None:
             dets = [d for i, d in enumerate(dets) if i not in found.lines]
             if dense is not None:
@@ -255,6 +256,7 @@ class TextStage:
             lambda im: engine.detect(im, min_side=max(im.shape[:2])),
             lambda c: engine.recognize(c, lexicon, head),
             lexicon,
+            unread=unread,
         )
         t2 = time.perf_counter()
         times.det += t1 - t0
