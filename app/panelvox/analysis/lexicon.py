@@ -21,7 +21,7 @@ from panelvox.analysis.lettering import WordList, lettering_word, segment
 _RUN = re.compile(r"(.)\1{2,}")
 
 
-def _contracted(word: str) -> list[str]:
+def contracted(word: str) -> list[str]:
     """Spellings of ``word`` with each run of 3+ letters cut to one and to two letters."""
     runs = list(_RUN.finditer(word))
     if not runs or len(runs) > 3:
@@ -52,7 +52,7 @@ class LetteringLexicon:
         return self._single_word(word, self.words)
 
     def _compute(self, word: str) -> bool:
-        if self._single(word) or any(self._single(w) for w in _contracted(word)):
+        if self._single(word) or any(self._single(w) for w in contracted(word)):
             return True
         letters = word.strip("'")
         return letters.isalpha() and len(letters) >= 5 and segment(letters, self.words) is not None

@@ -26,7 +26,7 @@ from panelvox.models.ctc_beam import CtcDecoder
 from panelvox.models.ocr import Detection, Recognition, crop_quad
 from panelvox.models.text_boxes import Box, Quad, axis_box
 
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 #: a letter cut by the box reaches at most this many line heights beyond it (a large initial)
 _CUT_REACH = 1.5
@@ -118,7 +118,7 @@ def _non_words(text: str, lexicon: LetteringLexicon) -> int:
     """Tokens that are no word, counting a lone letter other than A, I, O and a lone digit."""
     return sum(
         1
-        for t in _TOKEN.findall(text)
+        for t in TOKEN.findall(text)
         if CtcDecoder.token_penalised(t, lexicon) or (len(t) == 1 and t not in "AIOaio")
     )
 
@@ -130,7 +130,7 @@ def better_reading(old: str, new: str, lexicon: LetteringLexicon) -> bool:
     if sum(c.isalnum() for c in old) < 3:
         return False
     before, after = _non_words(old, lexicon), _non_words(new, lexicon)
-    return after < before or (after == before and _TOKEN.findall(new) == ["I", *_TOKEN.findall(old)])
+    return after < before or (after == before and TOKEN.findall(new) == ["I", *TOKEN.findall(old)])
 
 
 def _shifted(quad: Quad, left: float, right: float, width: int) -> Quad:
@@ -141,7 +141,7 @@ def _shifted(quad: Quad, left: float, right: float, width: int) -> Quad:
     return q
 
 
-def _level(d: Detection) -> bool:
+def is_level(d: Detection) -> bool:
     """Whether a line's box lies level (not at a slant): only such a box is widened or stretched."""
     q = d.quad
     return abs(float(q[1, 1] - q[0, 1])) <= 0.05 * max(1.0, float(q[1, 0] - q[0, 0]))
@@ -161,7 +161,7 @@ def reread_ends(
     todo: list[int] = []
     crops: list[Image] = []
     for i, (d, v) in enumerate(zip(dets, tall, strict=True)):
-        if v or not _level(d):
+        if v or not is_level(d):
             continue  # columns and boxes at a slant keep theirs
         left, right = widen(image, d, [*boxes[:i], *boxes[i + 1 :]])
         if left or right:
@@ -202,7 +202,7 @@ def reread_non_words(
     crops: list[Image] = []
     height, width = image.shape[:2]
     for i, (d, v) in enumerate(zip(dets, tall, strict=True)):
-        if v or not _level(d) or not _non_words(recs[i].text, lexicon):
+        if v or not is_level(d) or not _non_words(recs[i].text, lexicon):
             continue
         if sum(c.isalnum() for c in recs[i].text) < 3:
             continue
@@ -266,14 +266,14 @@ def join_pieces(
         for k, (_d, r, v) in enumerate(lines)
         if not v
         and sum(c.isalnum() for c in r.text) <= 2
-        and (r.score < _UNSURE or _non_words(r.text, lexicon) or not _TOKEN.findall(r.text))
+        and (r.score < _UNSURE or _non_words(r.text, lexicon) or not TOKEN.findall(r.text))
     ]
     todo: list[tuple[int, int, int]] = []  # line, piece, end
     for k in short:
         found = [
             (i, end)
             for i, (d, r, v) in enumerate(lines)
-            if i != k and not v and _level(d) and sum(c.isalnum() for c in r.text) >= 3
+            if i != k and not v and is_level(d) and sum(c.isalnum() for c in r.text) >= 3
             if (end := _piece_of(boxes[k], boxes[i]))
         ]
         if len(found) == 1 and all(t[0] != found[0][0] for t in todo):
@@ -293,7 +293,7 @@ def join_pieces(
     dropped: set[int] = set()
     for (i, k, end), s, new in zip(todo, stretched, news, strict=True):
         old = lines[i][1].text
-        before, after = _TOKEN.findall(old), _TOKEN.findall(new.text)
+        before, after = TOKEN.findall(old), TOKEN.findall(new.text)
         one_more = after[:-1] == before if end > 0 else after[1:] == before
         if (
             len(after) == len(before) + 1

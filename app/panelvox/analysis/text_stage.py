@@ -28,6 +28,7 @@ from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_cross import cut_at_outlines
 from panelvox.analysis.line_ends import join_pieces, reread_ends, reread_non_words
 from panelvox.analysis.misreads import page_question_marks
+from panelvox.analysis.redetect import redetect
 from panelvox.analysis.tilted_text import REREAD_MIN_SIDE, reread_merged, reread_slanted
 from panelvox.i18n import _
 from panelvox.model import BBox, Image, PageAnalysis, Point, TextLine
@@ -216,6 +217,7 @@ class TextStage:
         t0 = time.perf_counter()
         dets = [d for d in engine.detect(image) if min(d.width, d.height) >= 6]
         found = None if self.read_dense else dense_text(dets, image.shape[0])
+        unread = [] if found is None else [axis_box(d) for i, d in enumerate(dets) if i in found.lines]
         if found is not None:
             dets = [d for i, d in enumerate(dets) if i not in found.lines]
             if dense is not None:
@@ -260,6 +262,15 @@ class TextStage:
         lines = cut_at_outlines(image, lines, lambda c: engine.recognize(c, lexicon, head))
         # a short word the detector cut off a line's end ("THING" "I") read with its line
         lines = join_pieces(image, lines, lambda c: engine.recognize(c, lexicon, head), lexicon)
+        # ink inside a balloon that no line covers: lettering too small for the page's pass
+        lines = redetect(
+            image,
+            [(d, r, v) for d, r, v in lines if r.text and not _is_noise(r.text)],
+            lambda im: engine.detect(im, min_side=max(im.shape[:2])),
+            lambda c: engine.recognize(c, lexicon, head),
+            lexicon,
+            unread=unread,
+        )
         t2 = time.perf_counter()
         times.det += t1 - t0
         times.rec += t2 - t1
