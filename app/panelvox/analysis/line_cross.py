@@ -45,10 +45,17 @@ def _curving_away(box: tuple[int, int, int, int], dark: Mask) -> int | None:
     x0, y0, x1, y1 = box
     h = y1 - y0
     top, bottom = max(0, y0 - h), min(dark.shape[0], y1 + h)
-    _n, labels = cv2.connectedComponents(np.ascontiguousarray(dark[top:bottom, x0:x1]), connectivity=8)
+    _n, labels, stats, _c = cv2.connectedComponentsWithStats(
+        np.ascontiguousarray(dark[top:bottom, x0:x1]), connectivity=8
+    )
     middle = labels[y0 - top + round(0.25 * h) : y1 - top - round(0.25 * h)]
     reach = round(0.5 * h)
+    # only a stroke that reaches 0.75 line heights past the row can be one (letters stay in it)
+    ry0, ry1 = y0 - top, y1 - top
+    far = (stats[:, 1] <= ry0 - 0.75 * h) | (stats[:, 1] + stats[:, 3] >= ry1 + 0.75 * h)
     for k in set(np.unique(middle).tolist()) - {0}:
+        if not far[k]:
+            continue
         cols = np.nonzero((middle == k).any(axis=0))[0]
         # the stroke's separate passes through the row (a rim, a crossing)
         for run in np.split(cols, np.nonzero(np.diff(cols) > 2)[0] + 1):
