@@ -55,7 +55,7 @@ def _home(piece: Balloon, traced: Sequence[Balloon], by_id: Mapping[str, TextLin
     return None
 
 
-def join_pieces(
+def rejoin_balloons(
     blocks: Sequence[Balloon],
     by_id: Mapping[str, TextLine],
     words: WordList,

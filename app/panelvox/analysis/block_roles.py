@@ -44,7 +44,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from panelvox.analysis.block_pieces import join_pieces
+from panelvox.analysis.block_pieces import rejoin_balloons
 from panelvox.analysis.lettering import (
     WordList,
     comic_lexicon,
@@ -227,7 +227,7 @@ def tell_roles(
         return sum(confs) / len(confs) if confs else b.confidence
 
     by_panel = {p.id: p for p in panels}
-    blocks = join_pieces(blocks, by_id, words, _all_sounds)
+    blocks = rejoin_balloons(blocks, by_id, words, _all_sounds)
     crossed = crossed_readings(main)
     blocks = [b for b in blocks if not (_untraced(b) and b.lines and set(b.lines) <= crossed)]
     kept = [

@@ -12,9 +12,9 @@ the odds of a letter gap being misread (:data:`GAP_MISREAD`).
 The letterer's text is kept where it is not words: a token as printed is always a reading,
 scored by its frequency or, when it is no known word (a name, a sound, dialect: "ZUN",
 "AAAGGHHH", "SCHTUFF"), as a rare string of its length; only a known word can be made by
-joining or cutting. An apostrophe-less contraction ("IM", "DONT") stays as printed: the
-text alone cannot tell a lost apostrophe from one the letterer never drew, and letterers of
-the period do both.
+joining or cutting. An apostrophe-less contraction ("IM", "DONT") is left to
+:mod:`panelvox.analysis.misreads`, which gives it its apostrophe back where the spelling
+without it is no word (a speech engine would say "IM" as "im").
 """
 
 from __future__ import annotations
