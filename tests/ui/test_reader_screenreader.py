@@ -125,11 +125,11 @@ def test_atspi_tree_has_page_panels_and_balloons(tmp_path: Path, shared_cache: P
     tree, _log = _session(tmp_path, shared_cache, orca=False, keys="")
     assert tree["found"]
     items = tree["items"]
-    roles = {role for is_level, role, _name, _states in items}
+    roles = {role for _level, role, _name, _states in items}
     assert roles == {"list item"}, roles
     # a flat list: no item can be opened or closed, so none is said "expanded" or "collapsed"
-    assert all(not states for is_level, _role, _name, states in items), items
-    names = [name for is_level, _role, name, _states in items]
+    assert all(not states for _level, _role, _name, states in items), items
+    names = [name for _level, _role, name, _states in items]
     assert names[0].startswith("Page 1: 3 panels")
     assert f"Panel 1. Character 1: {BALLOON}" in names
     assert f"Character 1: {BALLOON}" in names  # the balloon item: exactly what is spoken
