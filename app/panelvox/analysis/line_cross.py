@@ -150,7 +150,7 @@ def cut_at_outlines(
     image: Image, lines: list[Line], read: Callable[[list[Image]], list[Recognition]]
 ) -> list[Line]:
     """``lines`` with each horizontal line that an outline crosses cut there into two lines,
-    each read again; a part read as nothing is left out."""
+    each read again; where either part reads as nothing, the line stays whole."""
     todo = []
     dark = stroke_mask(image)
     for k, (d, _r, v) in enumerate(lines):
