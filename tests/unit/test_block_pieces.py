@@ -3,29 +3,20 @@ apart from it is given back to it (a narration caption or a sound over it stays 
 
 from __future__ import annotations
 
+from test_lettering_roles import LEXICON, WORDS, line, speech_lines
+from test_lettering_roles import block as _block
+
 from panelvox.analysis.block_roles import tell_roles
-from panelvox.analysis.lettering import WordList
-from panelvox.analysis.lexicon import LetteringLexicon
-from panelvox.model import Balloon, BalloonKind, BBox, Point, TextLine
+from panelvox.model import Balloon, BalloonKind, Point
 
-WORDS = WordList.load()
-LEXICON = LetteringLexicon(WORDS)
 OUTLINE = (Point(0, 0), Point(1, 0), Point(1, 1))
-
-
-def line(i: int, box: tuple[float, float, float, float], text: str, conf: float = 0.95) -> TextLine:
-    return TextLine(f"t{i}", BBox(*box), text, conf, "test")
 
 
 def block(
     i: int, kind: BalloonKind, box: tuple[float, float, float, float], text: str, **kw: object
 ) -> Balloon:
-    return Balloon(f"b{i}", kind, BBox(*box), text, 0.9, "test", lines=(f"t{i}",), panel="p1", **kw)  # type: ignore[arg-type]
-
-
-def speech_lines(n: int) -> list[TextLine]:
-    """``n`` ordinary lines of speech 20 px thick, down the left of a 1000 x 1400 page."""
-    return [line(100 + k, (50, 600 + 40 * k, 300, 620 + 40 * k), "WORDS OF A BALLOON") for k in range(n)]
+    """A block of panel p1 (pieces join balloons of their own panel only)."""
+    return _block(i, kind, box, text, panel="p1", **kw)
 
 
 def test_scene_text_holding_no_word_is_not_said_however_surely_read() -> None:
