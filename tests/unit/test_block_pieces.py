@@ -3,6 +3,8 @@ apart from it is given back to it (a narration caption or a sound over it stays 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from test_lettering_roles import LEXICON, WORDS, line, speech_lines
 from test_lettering_roles import block as _block
 
@@ -70,6 +72,32 @@ def test_a_caption_or_a_sound_over_a_balloon_and_large_lettering_stay_apart() ->
     kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
     assert sorted(b.id for b in kept) == ["b1", "b2", "b3", "b4", "b5", "b6"]
     assert {b.id: b.kind for b in kept}["b1"] is BalloonKind.CAPTION
+
+
+def test_a_row_lettered_between_a_balloons_rows_joins_it_whatever_it_was_taken_for() -> None:
+    lines = [
+        *speech_lines(6),
+        line(1, (803, 692, 1195, 728), "SO YA BORROWED MY"),
+        # boxed a little thick, taking in some of its neighbours, and grouped as a caption
+        line(2, (790, 708, 1223, 763), "TIRE TO SAVE A WOMAN'S"),
+        line(3, (842, 742, 1095, 784), "LIFE -- HEY!!?"),
+    ]
+    blocks = [
+        replace(
+            block(
+                1,
+                BalloonKind.SPEECH,
+                (781, 692, 1223, 802),
+                "SO YA BORROWED MY LIFE -- HEY!!?",
+                polygon=OUTLINE,
+            ),
+            lines=("t1", "t3"),
+        ),
+        block(2, BalloonKind.CAPTION, (790, 708, 1223, 763), "TIRE TO SAVE A WOMAN'S"),
+    ]
+    kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
+    assert [(b.id, b.lines) for b in kept] == [("b1", ("t1", "t2", "t3"))]
+    assert kept[0].text == "SO YA BORROWED MY TIRE TO SAVE A WOMAN'S LIFE -- HEY!!?"
 
 
 def test_unsure_readings_whose_boxes_cross_are_not_said_and_sure_ones_are() -> None:

@@ -7,7 +7,9 @@ letterer puts a balloon's lines inside it: an untraced block lying mostly within
 balloon, of the same panel and at that balloon's lettering size, is part of it:
 narration of a caption box, dialogue (or lettering taken for scene text) of a balloon. A
 caption laid over a balloon's corner ("MEANWHILE...") stays narration, and a sound drawn
-over a balloon stays a sound.
+over a balloon stays a sound. A piece lettered between two of a balloon's rows, under one
+and over another, is its middle row whatever it was taken for: a caption never sits inside
+a balloon's lettering, and a row boxed a little thick there keeps its place.
 """
 
 from __future__ import annotations
@@ -32,11 +34,23 @@ _HOMES = {
 INSIDE = 0.6
 #: a piece's letters are within this factor of the balloon's size
 SAME_SIZE = 1.35
+#: the same for a piece lettered between two of the balloon's rows (its box may take in
+#: some of theirs)
+BETWEEN_SIZE = 1.6
 
 
 def _size(block: Balloon, by_id: Mapping[str, TextLine]) -> float:
     members = [by_id[i] for i in block.lines if i in by_id]
     return statistics.median(thickness(ln) for ln in members) if members else 0.0
+
+
+def _between_rows(piece: Balloon, b: Balloon, by_id: Mapping[str, TextLine]) -> bool:
+    """Whether ``piece`` is lettered between rows of ``b``: a row of it wholly above the
+    piece's middle and one wholly below, each sharing the piece's width."""
+    mid = (piece.bbox.y0 + piece.bbox.y1) / 2
+    rows = [by_id[i].bbox for i in b.lines if i in by_id]
+    beside = [r for r in rows if min(r.x1, piece.bbox.x1) > max(r.x0, piece.bbox.x0)]
+    return any(r.y1 <= mid for r in beside) and any(r.y0 >= mid for r in beside)
 
 
 def _home(piece: Balloon, traced: Sequence[Balloon], by_id: Mapping[str, TextLine]) -> Balloon | None:
@@ -46,11 +60,14 @@ def _home(piece: Balloon, traced: Sequence[Balloon], by_id: Mapping[str, TextLin
     kinds = _HOMES.get(piece.kind, ())
     if area <= 0 or size <= 0 or piece.language == "ja":
         return None
-    for b in (b for b in traced if b.kind in kinds):
+    for b in traced:
         own = _size(b, by_id)
-        if b.panel != piece.panel or own <= 0 or not own / SAME_SIZE <= size <= SAME_SIZE * own:
+        if b.panel != piece.panel or own <= 0 or piece.bbox.intersection(b.bbox) < INSIDE * area:
             continue
-        if piece.bbox.intersection(b.bbox) >= INSIDE * area:
+        if b.kind in kinds and own / SAME_SIZE <= size <= SAME_SIZE * own:
+            return b
+        between = piece.kind is not BalloonKind.SFX and b.kind is not BalloonKind.SFX
+        if between and own / BETWEEN_SIZE <= size <= BETWEEN_SIZE * own and _between_rows(piece, b, by_id):
             return b
     return None
 
