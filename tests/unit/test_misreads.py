@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from panelvox.analysis.lettering import WordList, clean_line, join_lines
-from panelvox.analysis.misreads import contractions, digits_and_ones, drop_accents, end_marks
+from panelvox.analysis.misreads import contractions, digits_and_ones, drop_accents, end_marks, slanted_bangs
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +75,17 @@ def test_ones_in_a_stammer_or_opening_a_sentence_are_i_and_numbers_read_as_lette
     assert digits_and_ones("LIFTIN' A I00O POUND") == "LIFTIN' A 1000 POUND"
     for numbered in ("THE R3Y-1 WAS", "ROOM NO. 1", "PAGE 1", "ZONE B-1", "OIL", "IO"):
         assert digits_and_ones(numbered) == numbered
+
+
+def test_a_slanted_bang_read_as_a_slash_after_a_word_is_a_bang(words: WordList) -> None:
+    assert slanted_bangs("OKAY./ POST A MAN") == "OKAY! POST A MAN"
+    assert slanted_bangs("OKAY, BELOW,/UP AND") == "OKAY, BELOW! UP AND"
+    assert slanted_bangs("BACK./C'MON. BILLOW") == "BACK! C'MON. BILLOW"
+    assert slanted_bangs("OUTTA THERE/") == "OUTTA THERE!"
+    assert slanted_bangs("RIGHT/SO NOW") == "RIGHT! SO NOW"
+    assert _clean("COMES BACK./C'MON", words) == "COMES BACK! C'MON"
+    for kept in ("24/7", "1/2 PRICE", "A 3/4 TURN"):
+        assert slanted_bangs(kept) == kept
 
 
 def test_a_word_repeated_across_a_line_break_hyphen_keeps_it(words: WordList) -> None:

@@ -12,6 +12,9 @@ word test of :func:`panelvox.analysis.lettering.lettering_word`):
   contraction whose spelling without its apostrophe is no word is said as the contraction
   (a speech engine says "IM" as "im"). An apostrophe read as "I" ("WONIT" for "WON'T") is
   left: the text cannot tell it from a lost space ("CANIT" for "CAN IT").
+- A slanted "!" read as a slash ("OKAY./ POST", "BELOW,/UP", "RIGHT/SO NOW"): its dot read
+  as "." or "," or lost, its stroke as "/". Hand lettering puts no slash after a word (a
+  fraction, "1/2", keeps it); a speech engine would say "slash".
 - Digits read for letters and letters for digits: a "1" in a stammer ("I-1-THINK") or
   opening a sentence ("JOE! 1 CAN'T") is the pronoun I; a number read with look-alike
   letters ("I00O") is the number.
@@ -35,6 +38,8 @@ _BARE = re.compile(r"\b[A-Z]{2,}\b")
 _NUMBER_AS_LETTERS = re.compile(r"(?<![\w.,])(?=[0-9IOlo]*[0-9][0-9IOlo]*[0-9])[0-9IOlo]{3,}(?![\w])")
 _TO_DIGITS = str.maketrans({"I": "1", "l": "1", "O": "0", "o": "0"})
 _STAMMER_ONE = re.compile(r"(?:(?<=\bI-)|(?<=^-)|(?<=\s-))1(?=-[A-Z])|(?<=\bI-)1\b")
+#: a "/" after a word (its dot read as "." or ",", or lost), not before a digit
+_SLANTED_BANG = re.compile(r"(?<=[A-Za-z])[.,]?/(?!\d)\s*")
 _SENTENCE_ONE = re.compile(r"(?:(?<=[!?] )|(?<=\.\. ))1(?= [A-Z]{2}|$)")
 
 
@@ -117,8 +122,15 @@ def digits_and_ones(text: str) -> str:
     return _NUMBER_AS_LETTERS.sub(lambda m: m.group(0).translate(_TO_DIGITS), text)
 
 
+def slanted_bangs(text: str) -> str:
+    """A slanted "!" read as "./", ",/" or "/" after a word made "!" ("OKAY./ POST A MAN" →
+    "OKAY! POST A MAN", "RIGHT/SO NOW" → "RIGHT! SO NOW"); a fraction ("1/2") stays."""
+    return _SLANTED_BANG.sub(lambda m: "!" if m.end() == len(text) else "! ", text).rstrip()
+
+
 def fix_misreads(text: str, known: Known, forms: Iterable[str]) -> str:
     """All the rules above, on one ALL-CAPS line (the caller checks it is one)."""
+    text = slanted_bangs(text)
     text = drop_accents(text, known)
     text = digits_and_ones(text)
     text = end_marks(text, known)
