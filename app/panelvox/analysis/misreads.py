@@ -15,6 +15,11 @@ word test of :func:`panelvox.analysis.lettering.lettering_word`):
 - Digits read for letters and letters for digits: a "1" in a stammer ("I-1-THINK") or
   opening a sentence ("JOE! 1 CAN'T") is the pronoun I; a number read with look-alike
   letters ("I00O") is the number.
+- A lone "T" before a word is the pronoun I ("I KNOW T HAVEN'T").
+- One letter of hand lettering read as its look-alike ("COOD" for "GOOD", "IHINK",
+  "SOLYE", "UD" for "UP"): a token English hardly uses, one look-alike letter away from a
+  common word, is that word (the odds of the misread against the words' frequencies); the
+  comics lexicon's spellings and names stay as lettered.
 
 Each fires only where the line as read has a non-word that the mark explains; a word as
 read, and lettering in another language, stay as read.
@@ -24,7 +29,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
+
+from panelvox.analysis.spacing import GAP_MISREAD, RARE, WordFrequencies
 
 Known = Callable[[str], bool]
 
@@ -109,6 +116,22 @@ def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
     return _BARE.sub(lost, text)
 
 
+_LONE_T = re.compile(r"(?<![\w'’.-])T(?= [A-Z]{2})")
+
+
+def lone_t(text: str) -> str:
+    """A "T" standing alone before a word ("I KNOW T HAVEN'T") is the pronoun I, its serifs
+    read as a T's bar: English has no word "T" (a "T" after a word ending in N is the tail
+    of a contraction whose apostrophe was lost: "DON T", "CAN T"; after a full stop it may
+    be a name's initial: "MR. T")."""
+
+    def fix(m: re.Match[str]) -> str:
+        before = text[: m.start()].rstrip().rstrip("'’")
+        return "T" if before.endswith(("N", ".")) else "I"
+
+    return _LONE_T.sub(fix, text)
+
+
 def digits_and_ones(text: str) -> str:
     """A "1" in a stammer or opening a sentence made "I"; a number read with look-alike
     letters ("I00O") made digits (at least two digits, every other character a look-alike)."""
@@ -117,12 +140,74 @@ def digits_and_ones(text: str) -> str:
     return _NUMBER_AS_LETTERS.sub(lambda m: m.group(0).translate(_TO_DIGITS), text)
 
 
-def fix_misreads(text: str, known: Known, forms: Iterable[str]) -> str:
-    """All the rules above, on one ALL-CAPS line (the caller checks it is one)."""
+#: letters of hand lettering a recogniser reads as another (as read → as lettered): a G
+#: whose bar is faint is read C, a T whose bar is short I, an I whose serifs are long T, a V
+#: with a stem Y, a P whose bowl comes down to its foot D, a Y whose arms cross X. V and W
+#: are not among them: dialect lettering swaps them on purpose ("VE VILL", "WACATION").
+LOOK_ALIKES = {"C": "G", "I": "T", "T": "I", "Y": "V", "D": "P", "X": "Y"}
+#: ... but a D opening a word is dialect's TH as often ("DER", "DESE")
+_NOT_FIRST = frozenset("D")
+#: the likeliest candidate is taken only where it is this many orders of frequency likelier
+#: than the next (two words the misread could be: neither is chosen)
+_CLEAR_WINNER = 1.0
+_INNER = re.compile(r"(?<![A-Za-z'’])[A-Z]{2,}(?![A-Za-z!]|['’][A-Za-z])")
+
+
+def look_alikes(text: str, known: Known, freqs: WordFrequencies, keep: Collection[str]) -> str:
+    """Each token (not part of a contraction) English hardly uses that is one
+    :data:`LOOK_ALIKES` letter away from a word more than a misread's odds
+    (:data:`~panelvox.analysis.spacing.GAP_MISREAD`) more frequent, made that word: "COOD
+    DAY", "I IHINK", "TAKE UD HIS", "YOU SOLYE". ``keep``: spellings that stay as lettered
+    (the comics lexicon's, names: lowercase); only in a line of English words, and not a
+    cry ("AIE!": interjections are lettered as they sound, out of any dictionary)."""
+    tokens = _BARE.findall(text)
+
+    def fix(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if tok.lower() in keep:
+            return tok
+        others = list(tokens)
+        if tok in others:
+            others.remove(tok)
+        if others and sum(known(t) for t in others) < 0.6 * len(others):
+            return tok  # a line not in English
+        options = []
+        for i, ch in enumerate(tok):
+            meant = LOOK_ALIKES.get(ch)
+            if meant is None or (i == 0 and ch in _NOT_FIRST):
+                continue
+            cand = tok[:i] + meant + tok[i + 1 :]
+            cost = freqs.cost.get(cand.lower())
+            if cost is not None:
+                options.append((cost, cand))
+        if not options:
+            return tok
+        options.sort()
+        cost, cand = options[0]
+        # as read: a word's own frequency (not an inflection's: "COOD" is no form of "COO")
+        if freqs.cost.get(tok.lower(), RARE) - cost < GAP_MISREAD:
+            return tok
+        if len(options) > 1 and options[1][0] - cost < _CLEAR_WINNER:
+            return tok
+        return cand
+
+    return _INNER.sub(fix, text)
+
+
+def fix_misreads(
+    text: str,
+    known: Known,
+    forms: Iterable[str],
+    freqs: WordFrequencies | None = None,
+    keep: Collection[str] = (),
+) -> str:
+    """All the rules above, on one ALL-CAPS line (the caller checks it is one); the
+    look-alike letters only with ``freqs``."""
     text = drop_accents(text, known)
-    text = digits_and_ones(text)
+    text = lone_t(digits_and_ones(text))
     text = end_marks(text, known)
-    return contractions(text, known, forms)
+    text = contractions(text, known, forms)
+    return text if freqs is None else look_alikes(text, known, freqs, keep)
 
 
 _NAME_Z = re.compile(r"(?<![A-Za-z'])([A-Z]{3,})[Z2]$")
