@@ -116,18 +116,19 @@ def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
     return _BARE.sub(lost, text)
 
 
-_LONE_T = re.compile(r"(?<![\w'’.-])T(?= [A-Z]{2})")
+_LONE_T = re.compile(r"(?<![\w'’.-])T(?= ([A-Z]{2,}))")
 
 
-def lone_t(text: str) -> str:
+def lone_t(text: str, known: Known) -> str:
     """A "T" standing alone before a word ("I KNOW T HAVEN'T") is the pronoun I, its serifs
-    read as a T's bar: English has no word "T" (a "T" after a word ending in N is the tail
-    of a contraction whose apostrophe was lost: "DON T", "CAN T"; after a full stop it may
-    be a name's initial: "MR. T")."""
+    read as a T's bar: English has no word "T". A "T" after a word ending in N is the tail
+    of a contraction whose apostrophe was lost ("DON T", "CAN T"), after a full stop it may
+    be a name's initial ("MR. T"), and one that makes a word with the next ("T HE") is that
+    word's first letter with a space read after it."""
 
     def fix(m: re.Match[str]) -> str:
         before = text[: m.start()].rstrip().rstrip("'’")
-        return "T" if before.endswith(("N", ".")) else "I"
+        return "T" if before.endswith(("N", ".")) or known("T" + m.group(1)) else "I"
 
     return _LONE_T.sub(fix, text)
 
@@ -204,7 +205,7 @@ def fix_misreads(
     """All the rules above, on one ALL-CAPS line (the caller checks it is one); the
     look-alike letters only with ``freqs``."""
     text = drop_accents(text, known)
-    text = lone_t(digits_and_ones(text))
+    text = lone_t(digits_and_ones(text), known)
     text = end_marks(text, known)
     text = contractions(text, known, forms)
     return text if freqs is None else look_alikes(text, known, freqs, keep)
