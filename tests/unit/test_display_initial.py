@@ -33,7 +33,14 @@ def test_a_time_phrase_whose_initial_was_misread_or_lost(fix: Callable[[str], st
     assert fix("HAT NIGHT...") == "THAT NIGHT..."
     assert fix("GATE THAT NIGHT, FILLED WITH DREAD") == "LATE THAT NIGHT, FILLED WITH DREAD"
     assert fix("EXT MORNING") == "NEXT MORNING"
-    for kept in ("THAT NIGHT", "ONE NIGHT", "GOOD NIGHT", "LATE THAT NIGHT", "THE GATE THAT NIGHT"):
+    for kept in (
+        "THAT NIGHT",
+        "ONE NIGHT",
+        "GOOD NIGHT",
+        "LATE THAT NIGHT",
+        "THE GATE THAT NIGHT",
+        "HIS NIGHT",
+    ):
         assert fix(kept) == kept
 
 

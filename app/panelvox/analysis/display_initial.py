@@ -30,8 +30,8 @@ from panelvox.analysis.spacing import GAP_MISREAD, RARE, WordFrequencies
 
 #: times of day a caption's time phrase ends with ("THAT NIGHT", "NEXT MORNING")
 TIMES = frozenset({"night", "morning", "evening", "afternoon", "dawn", "dusk", "midnight", "noon"})
-#: the words that open such a phrase ...
-_DETERMINERS = frozenset({"that", "next", "last", "one", "this", "each", "early", "late"})
+#: the words that open such a phrase ("THIS" is not: "HIS NIGHT" is a possessive) ...
+_DETERMINERS = frozenset({"that", "next", "last", "one", "each", "early", "late"})
 #: ... and those put before a determiner ("LATE THAT NIGHT", "EARLY NEXT MORNING")
 _BEFORE = frozenset({"late", "early"})
 #: the shortest token the open rule (no narration word) changes: shorter ones are names
