@@ -25,8 +25,8 @@ import re
 import string
 from collections.abc import Callable, Collection, Iterator
 
-from panelvox.analysis.misreads import LOOK_ALIKES
-from panelvox.analysis.spacing import GAP_MISREAD, RARE, WordFrequencies
+from panelvox.analysis.misreads import LOOK_ALIKES, likeliest_word
+from panelvox.analysis.spacing import RARE, WordFrequencies
 
 #: times of day a caption's time phrase ends with ("THAT NIGHT", "NEXT MORNING")
 TIMES = frozenset({"night", "morning", "evening", "afternoon", "dawn", "dusk", "midnight", "noon"})
@@ -36,8 +36,6 @@ _DETERMINERS = frozenset({"that", "next", "last", "one", "each", "early", "late"
 _BEFORE = frozenset({"late", "early"})
 #: the shortest token the open rule (no narration word) changes: shorter ones are names
 _MIN_OPEN = 5
-#: the likeliest word is taken only this many orders of frequency ahead of the next
-_CLEAR_WINNER = 1.0
 _WORD = re.compile(r"[A-Za-z]+")
 
 
@@ -100,16 +98,7 @@ def display_initial(
         if len(found) == 1:
             meant = found.pop()
         elif not found and len(word) >= _MIN_OPEN and freqs.cost.get(word) is None:
-            meant = _likeliest(_variants(word, changed=False), freqs)
+            meant = likeliest_word(_variants(word, changed=False), freqs, RARE)
     if meant is None:
         return text
     return (meant.upper() if token.isupper() else meant) + text[m.end() :]
-
-
-def _likeliest(candidates: Collection[str], freqs: WordFrequencies) -> str | None:
-    options = sorted((c, w) for w in candidates if (c := freqs.cost.get(w)) is not None)
-    if not options or RARE - options[0][0] < GAP_MISREAD:
-        return None
-    if len(options) > 1 and options[1][0] - options[0][0] < _CLEAR_WINNER:
-        return None
-    return options[0][1]

@@ -154,6 +154,18 @@ _CLEAR_WINNER = 1.0
 _INNER = re.compile(r"(?<![A-Za-z'’])[A-Z]{2,}(?![A-Za-z!]|['’][A-Za-z])")
 
 
+def likeliest_word(candidates: Iterable[str], freqs: WordFrequencies, read: float) -> str | None:
+    """The one of ``candidates`` (lowercase) that is a word more than a misread's odds
+    (:data:`~panelvox.analysis.spacing.GAP_MISREAD`) likelier than the reading (``read``:
+    its -log10 frequency) and :data:`_CLEAR_WINNER` likelier than any other; else None."""
+    options = sorted((c, w) for w in set(candidates) if (c := freqs.cost.get(w)) is not None)
+    if not options or read - options[0][0] < GAP_MISREAD:
+        return None
+    if len(options) > 1 and options[1][0] - options[0][0] < _CLEAR_WINNER:
+        return None
+    return options[0][1]
+
+
 def look_alikes(text: str, known: Known, freqs: WordFrequencies, keep: Collection[str]) -> str:
     """Each token (not part of a contraction) English hardly uses that is one
     :data:`LOOK_ALIKES` letter away from a word more than a misread's odds
@@ -172,25 +184,14 @@ def look_alikes(text: str, known: Known, freqs: WordFrequencies, keep: Collectio
             others.remove(tok)
         if others and sum(known(t) for t in others) < 0.6 * len(others):
             return tok  # a line not in English
-        options = []
-        for i, ch in enumerate(tok):
-            meant = LOOK_ALIKES.get(ch)
-            if meant is None or (i == 0 and ch in _NOT_FIRST):
-                continue
-            cand = tok[:i] + meant + tok[i + 1 :]
-            cost = freqs.cost.get(cand.lower())
-            if cost is not None:
-                options.append((cost, cand))
-        if not options:
-            return tok
-        options.sort()
-        cost, cand = options[0]
+        cands = [
+            tok[:i] + LOOK_ALIKES[ch] + tok[i + 1 :]
+            for i, ch in enumerate(tok)
+            if ch in LOOK_ALIKES and not (i == 0 and ch in _NOT_FIRST)
+        ]
         # as read: a word's own frequency (not an inflection's: "COOD" is no form of "COO")
-        if freqs.cost.get(tok.lower(), RARE) - cost < GAP_MISREAD:
-            return tok
-        if len(options) > 1 and options[1][0] - cost < _CLEAR_WINNER:
-            return tok
-        return cand
+        meant = likeliest_word([c.lower() for c in cands], freqs, freqs.cost.get(tok.lower(), RARE))
+        return tok if meant is None else meant.upper()
 
     return _INNER.sub(fix, text)
 
