@@ -7,7 +7,14 @@ from __future__ import annotations
 import pytest
 
 from panelvox.analysis.lettering import WordList, clean_line, join_lines
-from panelvox.analysis.misreads import contractions, digits_and_ones, drop_accents, end_marks, slanted_bangs
+from panelvox.analysis.misreads import (
+    contractions,
+    digits_and_ones,
+    drop_accents,
+    end_marks,
+    lone_t,
+    slanted_bangs,
+)
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +108,39 @@ def test_a_name_the_page_spells_without_a_last_z_ends_in_a_question_mark(words: 
     assert out == ["BABU. PERHAPS WE", "HAVE YOU SEEN BABU?", "SHE SAID BUZZ", "LOOK, FRITZ"]
     # a name the page spells with its Z more than once is the name
     assert page_question_marks(["BABU", "BABUZ", "BABUZ"], words.knows) == ["BABU", "BABUZ", "BABUZ"]
+
+
+def test_a_look_alike_letter_makes_a_common_word_of_a_token_english_hardly_uses(words: WordList) -> None:
+    assert _clean("WELL, COOD DAY, MARY.", words) == "WELL, GOOD DAY, MARY."  # C for G
+    assert _clean("NUMBER...I IHINK", words) == "NUMBER...I THINK"  # I for T
+    assert _clean("WANTS TO TAKE UD HIS", words) == "WANTS TO TAKE UP HIS"  # D for P
+    assert _clean("TIL YOU SOLYE YOUR", words) == "TIL YOU SOLVE YOUR"  # Y for V
+    assert _clean("AND BUDDENLX THE LIGHT", words) == "AND BUDDENLX THE LIGHT"  # two letters off: no
+    # dialect as lettered stays: V/W swaps, a D for TH, the comics lexicon's spellings
+    assert _clean("VE VILL SCHKATE", words) == "VE VILL SCHKATE"
+    assert _clean("NO WACATION", words) == "NO WACATION"
+    assert _clean("JA, DISS IS DER", words) == "JA, DISS IS DER"
+    assert _clean("WOT? DAT'S HIM", words) == "WOT? DAT'S HIM"
+    # a word English uses stays, however near a commoner one ("TIPPED" is no misread of "TOPPED")
+    assert _clean("HE TIPPED HIS HAT", words) == "HE TIPPED HIS HAT"
+    # a cry is lettered as it sounds; a contraction's parts are no tokens of their own
+    assert _clean("AIE! THIS ROPE", words) == "AIE! THIS ROPE"
+    assert _clean("I DIDN'T", words) == "I DIDN'T"
+    # a line not in English is not read as English
+    assert _clean("DAS IST EIN HAUS", words) == "DAS IST EIN HAUS"
+
+
+def test_a_lone_t_before_a_word_is_the_pronoun_i(words: WordList) -> None:
+    def fix(text: str) -> str:
+        return lone_t(text, words.knows)
+
+    assert fix("I KNOW T HAVEN'T") == "I KNOW I HAVEN'T"
+    assert fix("T HAVEN'T") == "I HAVEN'T"
+    # a contraction's tail with its apostrophe lost, a name's initial, a dialect T', a
+    # word's first letter with a space read after it stay
+    assert fix("I CAN T GO") == "I CAN T GO"
+    assert fix("DON' T LOOK") == "DON' T LOOK"
+    assert fix("ASK MR. T NOW") == "ASK MR. T NOW"
+    assert fix("WANTED T'FIND OUT") == "WANTED T'FIND OUT"
+    assert fix("A T-BONE STEAK") == "A T-BONE STEAK"
+    assert fix("T HE END") == "T HE END"

@@ -45,8 +45,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from panelvox.analysis.block_pieces import rejoin_balloons
+from panelvox.analysis.display_initial import TIMES, display_initial
 from panelvox.analysis.lettering import (
     WordList,
+    as_lettered,
     comic_lexicon,
     interjection_words,
     narration_words,
@@ -55,6 +57,7 @@ from panelvox.analysis.lettering import (
     voice_words,
 )
 from panelvox.analysis.line_groups import thickness
+from panelvox.analysis.spacing import WordFrequencies
 from panelvox.model import Balloon, BalloonKind, BBox, Panel, TextLine
 from panelvox.models.ctc_beam import Lexicon
 from panelvox.models.ocr_head import LATIN, head_for
@@ -76,9 +79,6 @@ MAIN_SCRIPT_SHARE = 0.85
 #: within this many line thicknesses of the panel's
 CAPTION_EDGE = 1.0
 
-#: times of day a caption marks the story's passage with ("THAT NIGHT...", "NIGHT FALLS",
-#: "NEXT MORNING")
-_TIMES = frozenset({"night", "morning", "evening", "afternoon", "dawn", "dusk", "midnight", "noon"})
 #: ... but not when they are a greeting
 _GREETINGS = frozenset({"good"})
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
@@ -296,25 +296,16 @@ def _opens_narration(text: str) -> bool:
         # a time of day opening the sentence, alone or after one word ("THAT NIGHT", "NEXT
         # MORNING", "NIGHT FALLS"), marks the passage of time
         if words and (
-            words[0] in _TIMES or (len(words) > 1 and words[1] in _TIMES and words[0] not in _GREETINGS)
+            words[0] in TIMES or (len(words) > 1 and words[1] in TIMES and words[0] not in _GREETINGS)
         ):
             return True
     return False
 
 
-def _first_letter_lost(text: str, lexicon: Lexicon) -> str:
-    """``text`` with the first letter of its opening word given back where the detector
-    lost it ("ATER..." → "LATER...", "UDDENLY..." → "SUDDENLY..."): a word that is no word
-    and becomes one narration word, and only one, with a letter before it."""
-    m = _TOKEN.match(text)
-    if m is None or lexicon(m.group(0)):
-        return text
-    word = m.group(0)
-    found = {c for c in "abcdefghijklmnopqrstuvwxyz" if c + word.lower() in narration_words()}
-    if len(found) != 1:
-        return text
-    letter = found.pop()
-    return (letter.upper() if word.isupper() else letter) + text
+def _display_initial(text: str, lexicon: Lexicon) -> str:
+    """``text`` with a caption's misread or lost display initial put back ("ATER..." →
+    "LATER...", "GATE THAT NIGHT" → "LATE THAT NIGHT": :mod:`panelvox.analysis.display_initial`)."""
+    return display_initial(text, lexicon, narration_words(), WordFrequencies.load(), as_lettered())
 
 
 def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Balloon:
@@ -327,6 +318,8 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
     round a "BOP!" or a burst), as a balloon's lettering is of the dialogue's size."""
     if block.language == "ja":
         return block
+    if block.kind is BalloonKind.CAPTION:  # narration opens with a display initial
+        block = replace(block, text=_display_initial(block.text, lexicon))
     tokens = [t for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
     if not tokens:
         return block
@@ -340,7 +333,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
             return replace(block, kind=BalloonKind.SFX)
         return block
     if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER, BalloonKind.CAPTION):
-        text = _first_letter_lost(block.text, lexicon)
+        text = _display_initial(block.text, lexicon)
         if _opens_narration(text):
             return replace(block, kind=BalloonKind.CAPTION, text=text)
     sounds = [_is_sound(t.strip("'’")) for t in tokens]

@@ -312,6 +312,12 @@ def _contraction_forms(words: WordList) -> frozenset[str]:
     return frozenset(w for w in words.words | comic_lexicon() if "'" in w)
 
 
+@functools.cache
+def as_lettered() -> frozenset[str]:
+    """Spellings a misread rule leaves as lettered: the comics lexicon's and names."""
+    return comic_lexicon() | proper_names()
+
+
 def clean_line(text: str, words: WordList | None, script: str) -> str:
     """All per-line fixes for one recognised line."""
     text = " ".join(text.split())
@@ -320,7 +326,13 @@ def clean_line(text: str, words: WordList | None, script: str) -> str:
     text = letters_for_digits(normalize_caps(text))
     if words is not None:
         if is_caps(text):
-            text = fix_misreads(text, lambda t: lettering_word(t, words), _contraction_forms(words))
+            text = fix_misreads(
+                text,
+                lambda t: lettering_word(t, words),
+                _contraction_forms(words),
+                WordFrequencies.load(),
+                as_lettered(),
+            )
         text = question_mark(text, words)
         text = restore_spaces(text, words)
     return text

@@ -18,6 +18,11 @@ word test of :func:`panelvox.analysis.lettering.lettering_word`):
 - Digits read for letters and letters for digits: a "1" in a stammer ("I-1-THINK") or
   opening a sentence ("JOE! 1 CAN'T") is the pronoun I; a number read with look-alike
   letters ("I00O") is the number.
+- A lone "T" before a word is the pronoun I ("I KNOW T HAVEN'T").
+- One letter of hand lettering read as its look-alike ("COOD" for "GOOD", "IHINK",
+  "SOLYE", "UD" for "UP"): a token English hardly uses, one look-alike letter away from a
+  common word, is that word (the odds of the misread against the words' frequencies); the
+  comics lexicon's spellings and names stay as lettered.
 
 Each fires only where the line as read has a non-word that the mark explains; a word as
 read, and lettering in another language, stay as read.
@@ -27,7 +32,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
+
+from panelvox.analysis.spacing import GAP_MISREAD, RARE, WordFrequencies
 
 Known = Callable[[str], bool]
 
@@ -114,6 +121,23 @@ def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
     return _BARE.sub(lost, text)
 
 
+_LONE_T = re.compile(r"(?<![\w'’.-])T(?= ([A-Z]{2,}))")
+
+
+def lone_t(text: str, known: Known) -> str:
+    """A "T" standing alone before a word ("I KNOW T HAVEN'T") is the pronoun I, its serifs
+    read as a T's bar: English has no word "T". A "T" after a word ending in N is the tail
+    of a contraction whose apostrophe was lost ("DON T", "CAN T"), after a full stop it may
+    be a name's initial ("MR. T"), and one that makes a word with the next ("T HE") is that
+    word's first letter with a space read after it."""
+
+    def fix(m: re.Match[str]) -> str:
+        before = text[: m.start()].rstrip().rstrip("'’")
+        return "T" if before.endswith(("N", ".")) or known("T" + m.group(1)) else "I"
+
+    return _LONE_T.sub(fix, text)
+
+
 def digits_and_ones(text: str) -> str:
     """A "1" in a stammer or opening a sentence made "I"; a number read with look-alike
     letters ("I00O") made digits (at least two digits, every other character a look-alike)."""
@@ -128,13 +152,76 @@ def slanted_bangs(text: str) -> str:
     return _SLANTED_BANG.sub(lambda m: "!" if m.end() == len(text) else "! ", text).rstrip()
 
 
-def fix_misreads(text: str, known: Known, forms: Iterable[str]) -> str:
-    """All the rules above, on one ALL-CAPS line (the caller checks it is one)."""
+#: letters of hand lettering a recogniser reads as another (as read → as lettered): a G
+#: whose bar is faint is read C, a T whose bar is short I, an I whose serifs are long T, a V
+#: with a stem Y, a P whose bowl comes down to its foot D, a Y whose arms cross X. V and W
+#: are not among them: dialect lettering swaps them on purpose ("VE VILL", "WACATION").
+LOOK_ALIKES = {"C": "G", "I": "T", "T": "I", "Y": "V", "D": "P", "X": "Y"}
+#: ... but a D opening a word is dialect's TH as often ("DER", "DESE")
+_NOT_FIRST = frozenset("D")
+#: the likeliest candidate is taken only where it is this many orders of frequency likelier
+#: than the next (two words the misread could be: neither is chosen)
+_CLEAR_WINNER = 1.0
+_INNER = re.compile(r"(?<![A-Za-z'’])[A-Z]{2,}(?![A-Za-z!]|['’][A-Za-z])")
+
+
+def likeliest_word(candidates: Iterable[str], freqs: WordFrequencies, read: float) -> str | None:
+    """The one of ``candidates`` (lowercase) that is a word more than a misread's odds
+    (:data:`~panelvox.analysis.spacing.GAP_MISREAD`) likelier than the reading (``read``:
+    its -log10 frequency) and :data:`_CLEAR_WINNER` likelier than any other; else None."""
+    options = sorted((c, w) for w in set(candidates) if (c := freqs.cost.get(w)) is not None)
+    if not options or read - options[0][0] < GAP_MISREAD:
+        return None
+    if len(options) > 1 and options[1][0] - options[0][0] < _CLEAR_WINNER:
+        return None
+    return options[0][1]
+
+
+def look_alikes(text: str, known: Known, freqs: WordFrequencies, keep: Collection[str]) -> str:
+    """Each token (not part of a contraction) English hardly uses that is one
+    :data:`LOOK_ALIKES` letter away from a word more than a misread's odds
+    (:data:`~panelvox.analysis.spacing.GAP_MISREAD`) more frequent, made that word: "COOD
+    DAY", "I IHINK", "TAKE UD HIS", "YOU SOLYE". ``keep``: spellings that stay as lettered
+    (the comics lexicon's, names: lowercase); only in a line of English words, and not a
+    cry ("AIE!": interjections are lettered as they sound, out of any dictionary)."""
+    tokens = _BARE.findall(text)
+
+    def fix(m: re.Match[str]) -> str:
+        tok = m.group(0)
+        if tok.lower() in keep:
+            return tok
+        others = list(tokens)
+        if tok in others:
+            others.remove(tok)
+        if others and sum(known(t) for t in others) < 0.6 * len(others):
+            return tok  # a line not in English
+        cands = [
+            tok[:i] + LOOK_ALIKES[ch] + tok[i + 1 :]
+            for i, ch in enumerate(tok)
+            if ch in LOOK_ALIKES and not (i == 0 and ch in _NOT_FIRST)
+        ]
+        # as read: a word's own frequency (not an inflection's: "COOD" is no form of "COO")
+        meant = likeliest_word([c.lower() for c in cands], freqs, freqs.cost.get(tok.lower(), RARE))
+        return tok if meant is None else meant.upper()
+
+    return _INNER.sub(fix, text)
+
+
+def fix_misreads(
+    text: str,
+    known: Known,
+    forms: Iterable[str],
+    freqs: WordFrequencies | None = None,
+    keep: Collection[str] = (),
+) -> str:
+    """All the rules above, on one ALL-CAPS line (the caller checks it is one); the
+    look-alike letters only with ``freqs``."""
     text = slanted_bangs(text)
     text = drop_accents(text, known)
-    text = digits_and_ones(text)
+    text = lone_t(digits_and_ones(text), known)
     text = end_marks(text, known)
-    return contractions(text, known, forms)
+    text = contractions(text, known, forms)
+    return text if freqs is None else look_alikes(text, known, freqs, keep)
 
 
 _NAME_Z = re.compile(r"(?<![A-Za-z'])([A-Z]{3,})[Z2]$")

@@ -48,7 +48,7 @@ GAP_MISREAD = 3.0
 #: word is that much likelier ("DIS"/"APPEAR"), not for two words ("TOOL"/"KIT").
 LINE_BREAK = 3.4
 #: -log10 probability of the rarest known word (a word list entry ``wordfreq`` has not seen)
-_RARE = 8.0
+RARE = 8.0
 #: the cost of a token that is no known word: rarer than any word, more so the longer it is
 _PER_LETTER = 1.0
 _MAX_WORD = 24
@@ -118,7 +118,7 @@ class WordFrequencies:
             cost = self.cost.get(base)
             if cost is not None:
                 return cost
-        return _RARE if known(token) else _RARE + _PER_LETTER * len(token)
+        return RARE if known(token) else RARE + _PER_LETTER * len(token)
 
 
 def joined_likelier(head: str, tail: str, freqs: WordFrequencies | None = None) -> bool:
