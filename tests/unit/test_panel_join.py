@@ -40,30 +40,36 @@ ACROSS = balloon("across", (120, 100, 300, 160))  # half in each part
 
 
 def test_balloon_across_an_undrawn_border_joins_the_two_panels() -> None:
-    joined = join_split_panels([TOP_LEFT, RIGHT, INSET], [ACROSS], art_page())
+    joined = join_split_panels([TOP_LEFT, RIGHT, INSET], [ACROSS], art_page(), LTR)
     assert [q.id for q in joined] == ["a", "c"]
     whole = joined[0]
     assert whole.bbox == BBox(10, 10, 390, 590)
     assert whole.polygon is not None and len(whole.polygon) >= 6  # an L's outline, not its box
 
 
-def test_a_drawn_frame_or_a_blank_gutter_keeps_the_panels_apart() -> None:
+def test_a_drawn_frame_keeps_the_panels_apart() -> None:
     framed = art_page()
     framed[:, 200:203] = 0  # a frame line down the border
-    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [ACROSS], framed)) == 3
-    gutter = art_page()
-    gutter[:, 198:205] = 235  # blank paper down the border
-    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [ACROSS], gutter)) == 3
+    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [ACROSS], framed, LTR)) == 3
+    # a border hidden by lettering along most of its length is not known to be missing
+    tall = balloon("tall", (120, 20, 300, 260))
+    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [tall], art_page(), LTR)) == 3
+
+
+def test_manga_pages_are_left_as_they_are() -> None:
+    # manga letters balloons across panel borders as a matter of course
+    for direction in (ReadingDirection.RTL, ReadingDirection.TTB_RTL):
+        assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [ACROSS], art_page(), direction)) == 3
 
 
 def test_only_a_balloon_deep_in_both_panels_joins_them() -> None:
     page = art_page()
     into_gutter = balloon("x", (60, 100, 230, 160))  # a balloon breaking the frame: 1/6 across
-    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [into_gutter], page)) == 3
+    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [into_gutter], page, LTR)) == 3
     sound = replace(ACROSS, kind=BalloonKind.SFX)  # a sound effect is drawn across borders
-    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [sound], page)) == 3
+    assert len(join_split_panels([TOP_LEFT, RIGHT, INSET], [sound], page, LTR)) == 3
     overlapping = [panel("a", (10, 10, 260, 300)), panel("b", (150, 10, 390, 590))]
-    assert len(join_split_panels(overlapping, [ACROSS], page)) == 2
+    assert len(join_split_panels(overlapping, [ACROSS], page, LTR)) == 2
 
 
 def test_the_joined_panel_reads_first_then_its_inset_with_its_own_balloons() -> None:

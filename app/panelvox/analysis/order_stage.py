@@ -8,8 +8,8 @@ there and the reader finishes one column of the L before the other. Insets (a pa
 inside another) are read right after the panel that holds them. Where no cut separates
 overlapping boxes, the eye sweeps along the top line: a box level with the topmost one and
 clearly before it across reads first. A caption strip ruled off above a panel's art (outside
-every detected panel, on its top edge) is read with the panel it introduces. Two panels that
-a balloon lettered deep across an undrawn border shows to be one are joined first
+every detected panel, on its top edge) is read with the panel it introduces. On a Western page,
+two panels that a balloon lettered deep across an undrawn border shows to be one are joined first
 (:mod:`panelvox.analysis.panel_join`), and a block sits in the innermost panel around it.
 
 Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
@@ -288,7 +288,7 @@ class OrderStage:
         self.params = params or OrderParams()
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
-        joined = join_split_panels(analysis.panels, analysis.blocks, image)
+        joined = join_split_panels(analysis.panels, analysis.blocks, image, analysis.direction)
         panels = order_panels(joined, analysis.direction, self.params)
         blocks = order_blocks(analysis.blocks, panels, analysis.direction, self.params)
         return replace(analysis, panels=panels, blocks=blocks, stages=(*analysis.stages, "order:xy-cut"))
