@@ -8,7 +8,7 @@ import numpy as np
 
 from panelvox.analysis.order_stage import OrderStage
 from panelvox.analysis.panel_join import join_split_panels
-from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, ReadingDirection
+from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, Panel, Point, ReadingDirection
 
 LTR = ReadingDirection.LTR
 
@@ -85,3 +85,15 @@ def test_the_joined_panel_reads_first_then_its_inset_with_its_own_balloons() -> 
     held = {b.id: b.panel for b in out.blocks}
     assert held == {"across": "a", "right": "a", "inset": "c"}  # the inset's balloon is the inset's
     assert [b.id for b in out.blocks_in_order()] == ["across", "right", "inset"]
+
+
+def test_a_panel_found_inside_a_detected_panel_does_not_take_its_balloons() -> None:
+    # the detector's own panels: a box found inside another is as often a false one (a group
+    # of balloons on a dark page); the balloons stay with the panel whose box holds them
+    host, inner = panel("a", (10, 10, 390, 590)), panel("c", (40, 300, 200, 500))
+    outline = ((10, 10), (390, 10), (390, 590), (200, 590), (200, 300), (10, 300))  # leaves out c
+    host = replace(host, polygon=tuple(Point(x, y) for x, y in outline))
+    inside = balloon("x", (60, 320, 180, 400))
+    a = PageAnalysis(1, 400, 600, LTR, panels=(host, inner), blocks=(inside,))
+    out = OrderStage()(art_page(), a)
+    assert out.blocks[0].panel == "a"

@@ -10,7 +10,7 @@ overlapping boxes, the eye sweeps along the top line: a box level with the topmo
 clearly before it across reads first. A caption strip ruled off above a panel's art (outside
 every detected panel, on its top edge) is read with the panel it introduces. On a Western page,
 two panels that a balloon lettered deep across an undrawn border shows to be one are joined first
-(:mod:`panelvox.analysis.panel_join`), and a block sits in the innermost panel around it.
+(:mod:`panelvox.analysis.panel_join`), and a block sits in the panel whose outline holds it.
 
 Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
 where the cut needed the overlap tolerance, lowest where no cut exists and a top-first
@@ -23,8 +23,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from panelvox.analysis.panel_join import join_split_panels
-from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, ReadingDirection
+from panelvox.analysis.panel_join import JOINED, join_split_panels
+from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, Point, ReadingDirection
 
 #: confidence of an order decided by the fallback (no clean cut between the boxes)
 FALLBACK_CONFIDENCE = 0.4
@@ -204,7 +204,7 @@ def order_blocks(
     ordered_panels = sorted(panels, key=lambda q: q.order if q.order is not None else 1 << 30)
     owner: list[str | None] = []
     for b in blocks:
-        best = _innermost(b.bbox, ordered_panels, p)
+        best = _innermost(b.bbox, ordered_panels)
         held = b.bbox.coverage_by(best.bbox) if best is not None else 0.0
         if best is not None and held >= p.block_in_panel:
             owner.append(best.id)
@@ -248,21 +248,30 @@ def order_blocks(
     return tuple(out)
 
 
-def _innermost(box: BBox, panels: Sequence[Panel], p: OrderParams) -> Panel | None:
-    """The panel holding most of ``box``; where an inset inside that panel holds it as well
-    (nine tenths as much), the inset: a block sits in the innermost panel around it."""
+def _innermost(box: BBox, panels: Sequence[Panel]) -> Panel | None:
+    """The panel holding most of ``box``; where that panel was joined from two (an L) and
+    the block's middle lies outside its outline, in the corner its box takes in, the panel
+    there: a block sits in the panel whose outline holds it. (Only joined panels: a detected
+    panel's box is its own, and a smaller panel found inside it is as often a false one.)"""
     best = max(panels, key=lambda q: box.intersection(q.bbox), default=None)
-    if best is None:
-        return None
-    most = box.intersection(best.bbox)
-    insets = [
+    middle = box.center
+    if best is None or not best.stage.endswith(JOINED) or not best.polygon or _inside(middle, best.polygon):
+        return best
+    there = [
         q
         for q in panels
-        if q is not best
-        and box.intersection(q.bbox) >= 0.9 * most
-        and q.bbox.coverage_by(best.bbox) >= p.inset_cover
+        if q is not best and (_inside(middle, q.polygon) if q.polygon else q.bbox.contains_point(middle))
     ]
-    return min(insets, key=lambda q: q.bbox.area, default=best)
+    return min(there, key=lambda q: q.bbox.area, default=best)
+
+
+def _inside(pt: Point, polygon: Sequence[Point]) -> bool:
+    """Whether ``pt`` lies inside ``polygon`` (even-odd rule)."""
+    inside = False
+    for a, b in zip(polygon, [*polygon[1:], polygon[0]], strict=True):
+        if (a.y > pt.y) != (b.y > pt.y) and pt.x < a.x + (pt.y - a.y) * (b.x - a.x) / (b.y - a.y):
+            inside = not inside
+    return inside
 
 
 def _panel_below(box: BBox, panels: Sequence[Panel]) -> Panel | None:

@@ -33,6 +33,8 @@ MIN_SHARE = 0.25
 MAX_OVERLAP = 0.02
 #: a column along the border this dark along its length is a frame line
 FRAME_DARK = 0.7
+#: added to a joined panel's stage ("panels:classical+joined")
+JOINED = "+joined"
 _DIALOGUE = (BalloonKind.SPEECH, BalloonKind.THOUGHT)
 
 
@@ -128,4 +130,5 @@ def _joined(parts: Sequence[Panel]) -> Panel:
         bbox=box,
         polygon=polygon if len(polygon) > 4 else None,
         confidence=min(q.confidence for q in parts),
+        stage=first.stage + JOINED,
     )
