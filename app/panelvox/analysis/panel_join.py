@@ -4,10 +4,10 @@ The panel detector cuts a region where a straight line or a thin gap runs throug
 L-shaped panel, or a panel whose art has a long vertical edge (a wall, a door post), it can cut
 one panel in two. A letterer never places a balloon deep into two panels' art: a balloon that
 crosses a frame does so into the gutter, leaving most of itself in one panel. So a speech or
-thought balloon with at least :data:`MIN_SHARE` of its box in each of two side-by-side panels,
-where the border between them is neither a drawn frame line nor a gutter of blank paper
-(checked on the page, away from the balloons), shows the two are one panel: they are joined
-(their outline the union of both). Panels that overlap are left alone: the balloon's shares
+thought balloon with at least :data:`MIN_SHARE` of its box in each of two neighbouring panels,
+where no frame line is drawn along the border between them (checked on the page, away from
+the lettering: a gutter between framed panels has the frames' lines), shows the two are one
+panel: they are joined (their outline the union of both). Panels that overlap are left alone: the balloon's shares
 there say nothing about a border; so is a border mostly hidden by lettering.
 
 This holds for Western pages (read left to right). Manga letters balloons across panel
@@ -39,7 +39,7 @@ _DIALOGUE = (BalloonKind.SPEECH, BalloonKind.THOUGHT)
 
 
 def join_split_panels(
-    panels: Sequence[Panel], blocks: Sequence[Balloon], image: Image | None, direction: ReadingDirection
+    panels: Sequence[Panel], blocks: Sequence[Balloon], image: Image, direction: ReadingDirection
 ) -> tuple[Panel, ...]:
     """``panels`` with each pair that a balloon shows to be one panel joined (the first
     keeps its id); unchanged when no balloon crosses an undrawn border, or on a manga page."""
@@ -61,7 +61,7 @@ def join_split_panels(
                 continue
             if min(b.bbox.intersection(pi), b.bbox.intersection(pj)) < MIN_SHARE * b.bbox.area:
                 continue
-            if image is not None and _border_drawn(image, pi, pj, [q.bbox for q in blocks]):
+            if _border_drawn(image, pi, pj, [q.bbox for q in blocks]):
                 continue
             parent[root(j)] = root(i)
     groups: dict[int, list[int]] = {}
@@ -71,8 +71,9 @@ def join_split_panels(
 
 
 def _border_drawn(image: Image, a: BBox, b: BBox, blocks: Sequence[BBox]) -> bool:
-    """Whether a frame line or a blank gutter runs along the border between ``a`` and ``b``
-    (side by side or one above the other), over their shared span less the lettering."""
+    """Whether a dark frame line runs along the border between ``a`` and ``b`` (side by side
+    or one above the other), over their shared span less the lettering; also when too little
+    of it is seen to tell, or when the two are not neighbours."""
     side = min(a.x1, b.x1) <= max(a.x0, b.x0) + 4  # side by side: the border runs down
     if side:
         g0, g1 = sorted((min(a.x1, b.x1), max(a.x0, b.x0)))
