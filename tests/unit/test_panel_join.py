@@ -97,3 +97,12 @@ def test_a_panel_found_inside_a_detected_panel_does_not_take_its_balloons() -> N
     a = PageAnalysis(1, 400, 600, LTR, panels=(host, inner), blocks=(inside,))
     out = OrderStage()(art_page(), a)
     assert out.blocks[0].panel == "a"
+
+
+def test_panels_one_above_the_other_join_the_same_way() -> None:
+    upper, lower = panel("u", (10, 10, 390, 300)), panel("l", (10, 303, 390, 590))
+    across = balloon("v", (100, 230, 250, 380))  # half above the cut, half below
+    assert [q.id for q in join_split_panels([upper, lower], [across], art_page(), LTR)] == ["u"]
+    ruled = art_page()
+    ruled[300:303, :] = 0  # a frame line along the border
+    assert len(join_split_panels([upper, lower], [across], ruled, LTR)) == 2
