@@ -8,7 +8,9 @@ there and the reader finishes one column of the L before the other. Insets (a pa
 inside another) are read right after the panel that holds them. Where no cut separates
 overlapping boxes, the eye sweeps along the top line: a box level with the topmost one and
 clearly before it across reads first. A caption strip ruled off above a panel's art (outside
-every detected panel, on its top edge) is read with the panel it introduces.
+every detected panel, on its top edge) is read with the panel it introduces. On a Western page,
+two panels that a balloon lettered deep across an undrawn border shows to be one are joined first
+(:mod:`panelvox.analysis.panel_join`), and a block sits in the panel whose outline holds it.
 
 Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
 where the cut needed the overlap tolerance, lowest where no cut exists and a top-first
@@ -21,7 +23,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, ReadingDirection
+from panelvox.analysis.panel_join import JOINED, join_split_panels
+from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, Point, ReadingDirection
 
 #: confidence of an order decided by the fallback (no clean cut between the boxes)
 FALLBACK_CONFIDENCE = 0.4
@@ -201,7 +204,7 @@ def order_blocks(
     ordered_panels = sorted(panels, key=lambda q: q.order if q.order is not None else 1 << 30)
     owner: list[str | None] = []
     for b in blocks:
-        best = max(ordered_panels, key=lambda q: b.bbox.intersection(q.bbox), default=None)
+        best = _innermost(b.bbox, ordered_panels)
         held = b.bbox.coverage_by(best.bbox) if best is not None else 0.0
         if best is not None and held >= p.block_in_panel:
             owner.append(best.id)
@@ -245,6 +248,32 @@ def order_blocks(
     return tuple(out)
 
 
+def _innermost(box: BBox, panels: Sequence[Panel]) -> Panel | None:
+    """The panel holding most of ``box``; where that panel was joined from two (an L) and
+    the block's middle lies outside its outline, in the corner its box takes in, the panel
+    there: a block sits in the panel whose outline holds it. (Only joined panels: a detected
+    panel's box is its own, and a smaller panel found inside it is as often a false one.)"""
+    best = max(panels, key=lambda q: box.intersection(q.bbox), default=None)
+    middle = box.center
+    if best is None or not best.stage.endswith(JOINED) or not best.polygon or _inside(middle, best.polygon):
+        return best
+    there = [
+        q
+        for q in panels
+        if q is not best and (_inside(middle, q.polygon) if q.polygon else q.bbox.contains_point(middle))
+    ]
+    return min(there, key=lambda q: q.bbox.area, default=best)
+
+
+def _inside(pt: Point, polygon: Sequence[Point]) -> bool:
+    """Whether ``pt`` lies inside ``polygon`` (even-odd rule)."""
+    inside = False
+    for a, b in zip(polygon, [*polygon[1:], polygon[0]], strict=True):
+        if (a.y > pt.y) != (b.y > pt.y) and pt.x < a.x + (pt.y - a.y) * (b.x - a.x) / (b.y - a.y):
+            inside = not inside
+    return inside
+
+
 def _panel_below(box: BBox, panels: Sequence[Panel]) -> Panel | None:
     """The panel whose top edge the caption ``box`` sits on, when it lies outside every
     panel: a caption strip ruled off above a panel's art introduces that panel (narration
@@ -268,6 +297,7 @@ class OrderStage:
         self.params = params or OrderParams()
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
-        panels = order_panels(analysis.panels, analysis.direction, self.params)
+        joined = join_split_panels(analysis.panels, analysis.blocks, image, analysis.direction)
+        panels = order_panels(joined, analysis.direction, self.params)
         blocks = order_blocks(analysis.blocks, panels, analysis.direction, self.params)
         return replace(analysis, panels=panels, blocks=blocks, stages=(*analysis.stages, "order:xy-cut"))
