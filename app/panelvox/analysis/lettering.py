@@ -327,6 +327,16 @@ def clean_line(text: str, words: WordList | None, script: str) -> str:
 
 
 # -- joining the lines of a block ----------------------------------------------------------
+#: determiners, pronouns and prepositions: a word they begin is written closed, never with a
+#: hyphen ("EVERY-"/"ONE" is EVERYONE, "ANY-"/"MORE" ANYMORE, "WITH-"/"OUT" WITHOUT), unlike
+#: a compound of two content words (WATCH-DOG, SIDE-KICK)
+_CLOSED_HEADS = frozenset({
+    "any", "every", "some", "each", "him", "her", "them", "your", "our", "their", "thy", "with",
+    "where", "when", "what", "who", "how", "there", "here", "for", "can", "out", "over",
+    "under", "through", "into", "upon",
+})  # fmt: skip
+
+
 def _ends_with_break_hyphen(text: str) -> bool:
     return len(text) >= 2 and text[-1] in "-‐‑" and text[-2].isalpha()
 
@@ -351,7 +361,7 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
             # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
             # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
-            # (IN SPEC-TION)
+            # (IN SPEC-TION), or that a function word begins (EVERY-ONE)
             # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH")
             compound = head.lower() == tail.lower() or (
                 words is not None
@@ -360,6 +370,7 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
                 and (words.knows(tail) or not words.knows(head + tail))
                 and not (words.knows(head + tail) and joined_likelier(head, tail))
                 and not (prev and words.knows(prev + head + tail))
+                and not (head.lower() in _CLOSED_HEADS and words.knows(head + tail))
             )
             out = out + line if compound else out[:-1] + line
         else:
