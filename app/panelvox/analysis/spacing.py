@@ -64,6 +64,8 @@ _ENDINGS = ("s", "es", "ed", "d")
 _TAILS = frozenset({"s", "t", "d", "m", "ll", "ve", "re"})
 #: dashes and dots between words: each side is a run of its own
 _DASHES = re.compile(r"([-‐‑–—…]+|\.+)")
+# a contraction's tail run into the next word ("VE'RECOMING", "YOU'LLSEE"): a tail ends its word
+_TAIL_THEN_WORD = re.compile(r"(.*[A-Za-z]{2}['’](?:s|t|d|m|ll|ve|re))([A-Za-z]{2,}\W*)", re.IGNORECASE)
 # a token: leading punctuation, letters, then an optional contraction tail and punctuation
 _TOKEN = re.compile(r"([^A-Za-z]*)([A-Za-z]+)((?:['’][A-Za-z]{1,2})?[^A-Za-z]*)")
 
@@ -189,7 +191,7 @@ def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = la
     token that is a word although the frequency list lacks it."""
     out: list[str] = []
     run: list[_Token] = []
-    lines = [ln.split() for ln in text.split("\n")]
+    lines = [[p for tok in ln.split() for p in _split_tail(tok, freqs)] for ln in text.split("\n")]
     tokens = [
         (tok, k == len(ln) - 1 and n < len(lines) - 1)
         for n, ln in enumerate(lines)
@@ -219,6 +221,15 @@ def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = la
     if run:
         out += _respace_run(run, freqs, known)
     return " ".join(out)
+
+
+def _split_tail(token: str, freqs: WordFrequencies) -> tuple[str, ...]:
+    """``token`` cut after a contraction's tail where a known word follows it ("VE'RE" and
+    "COMING"); else the token alone ("O'MALLEY": no tail of two letters before it)."""
+    m = _TAIL_THEN_WORD.fullmatch(token)
+    if m is None or freqs.word_cost(re.sub(r"\W", "", m.group(2))) is None:
+        return (token,)
+    return m.group(1), m.group(2)
 
 
 @functools.cache
