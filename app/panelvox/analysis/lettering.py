@@ -362,10 +362,18 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
             # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
             # (IN SPEC-TION), or that a function word begins (EVERY-ONE)
-            # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH")
+            # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH"); after
+            # a short word, a dash between two common words that make no word is a pause
+            # ("GOT TO-"/"GO AFTER THEM", not "A-"/"WAY")
+            short = min(len(head), len(tail)) < 3
             compound = head.lower() == tail.lower() or (
                 words is not None
-                and min(len(head), len(tail)) >= 3
+                and short
+                and all(w.lower() in SHORT_WORDS if len(w) < 3 else words.knows(w) for w in (head, tail))
+                and not words.knows(head + tail)
+            ) or (
+                words is not None
+                and not short
                 and words.knows(head)
                 and (words.knows(tail) or not words.knows(head + tail))
                 and not (words.knows(head + tail) and joined_likelier(head, tail))
