@@ -341,6 +341,30 @@ def _ends_with_break_hyphen(text: str) -> bool:
     return len(text) >= 2 and text[-1] in "-‐‑" and text[-2].isalpha()
 
 
+def _keeps_hyphen(head: str, tail: str, prev: str, words: WordList) -> bool:
+    """Whether a hyphen ending a line between ``head`` and the next line's ``tail`` (after
+    ``prev``, the word before ``head``) is printed in the text, not a broken word's.
+
+    A compound of two real words keeps its hyphen (SIDE-KICK), and so does a word whose
+    halves make no word (FORTY-FOOTER); a word broken at a syllable loses it (VEN-TURE,
+    HIBER-NATING), as does a word of the list far likelier whole than as two words
+    (IMPORT-ANT; not TEE-HEE), whose first part stands apart before it (IN SPEC-TION), or
+    that a function word begins (EVERY-ONE). After a short word, a dash between two common
+    words that make no word is a pause ("GOT TO-"/"GO AFTER THEM", not "A-"/"WAY")."""
+    whole = words.knows(head + tail)
+    if min(len(head), len(tail)) < 3:
+        return not whole and all(
+            w.lower() in SHORT_WORDS if len(w) < 3 else words.knows(w) for w in (head, tail)
+        )
+    return (
+        words.knows(head)
+        and (words.knows(tail) or not whole)
+        and not (whole and joined_likelier(head, tail))
+        and not (prev and words.knows(prev + head + tail))
+        and not (head.lower() in _CLOSED_HEADS and whole)
+    )
+
+
 def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | None = None) -> str:
     """Join a block's lines in reading order, undoing hyphenated line breaks."""
     if script == "japanese":
@@ -357,28 +381,9 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             tail = tail_m.group(0) if tail_m else ""
             prev_m = re.search(r"(?:^|\s)([A-Za-z]+)\s[A-Za-z]+-$", out)
             prev = prev_m.group(1) if prev_m else ""
-            # a compound of two real words keeps its hyphen (SIDE-KICK), and so does a word
-            # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
-            # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
-            # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
-            # (IN SPEC-TION), or that a function word begins (EVERY-ONE)
-            # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH"); after
-            # a short word, a dash between two common words that make no word is a pause
-            # ("GOT TO-"/"GO AFTER THEM", not "A-"/"WAY")
-            short = min(len(head), len(tail)) < 3
+            # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH")
             compound = head.lower() == tail.lower() or (
-                words is not None
-                and short
-                and all(w.lower() in SHORT_WORDS if len(w) < 3 else words.knows(w) for w in (head, tail))
-                and not words.knows(head + tail)
-            ) or (
-                words is not None
-                and not short
-                and words.knows(head)
-                and (words.knows(tail) or not words.knows(head + tail))
-                and not (words.knows(head + tail) and joined_likelier(head, tail))
-                and not (prev and words.knows(prev + head + tail))
-                and not (head.lower() in _CLOSED_HEADS and words.knows(head + tail))
+                words is not None and _keeps_hyphen(head, tail, prev, words)
             )
             out = out + line if compound else out[:-1] + line
         else:
