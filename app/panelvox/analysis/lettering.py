@@ -277,13 +277,16 @@ def lettering_word(token: str, words: WordList) -> bool:
     )
 
 
-def restore_spaces(text: str, words: WordList, freqs: WordFrequencies | None = None) -> str:
+def restore_spaces(
+    text: str, words: WordList, freqs: WordFrequencies | None = None, joins_only: bool = False
+) -> str:
     """Put back spaces lost after punctuation ("KALA..ONE"), then cut the line's letters
     into its likeliest words (:func:`panelvox.analysis.spacing.respace`): "WHEREDID" is
     "WHERE DID", "IN SPEC TION" is "INSPECTION"; a token of lettering (:func:`lettering_word`)
-    counts as a word as printed."""
+    counts as a word as printed. ``joins_only``: lines each cut already, only a word broken
+    across their breaks is joined."""
     text = _PUNCT_RUN.sub(r"\1 ", text)
-    return respace(text, freqs or WordFrequencies.load(), lambda t: lettering_word(t, words))
+    return respace(text, freqs or WordFrequencies.load(), lambda t: lettering_word(t, words), joins_only)
 
 
 _LAST_Z = re.compile(r"([A-Za-z']{2,})[Z2]$")
@@ -385,11 +388,14 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             compound = head.lower() == tail.lower() or (
                 words is not None and _keeps_hyphen(head, tail, prev, words)
             )
+            if not compound and words is not None and prev and words.knows(prev + head + tail):
+                out = out[: -len(head) - 2] + head + "-"  # its first part stood apart (IN SPEC-)
             out = out + line if compound else out[:-1] + line
         else:
             out = f"{out}\n{line}" if out else line
-    # a word broken at a line end whose hyphen was lost is found whole ("DIS"/"APPEAR")
-    return restore_spaces(out, words) if words is not None else out.replace("\n", " ")
+    # a word broken at a line end whose hyphen was lost is found whole ("DIS"/"APPEAR"); the
+    # lines were each cut into words already, where their ink has room for the spaces
+    return restore_spaces(out, words, joins_only=True) if words is not None else out.replace("\n", " ")
 
 
 # -- furigana --------------------------------------------------------------------------
