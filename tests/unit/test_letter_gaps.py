@@ -45,6 +45,13 @@ def test_a_cut_where_the_ink_has_a_word_gap_stays() -> None:
     assert unspace_tight("HULLWATERFILLED", "HULL WATER FILLED", gaps) == "HULL WATERFILLED"
 
 
+def test_marks_smaller_than_a_letter_do_not_fill_a_word_gap() -> None:
+    # the recogniser lost the dots between two words: the gap is still a word's
+    gaps = blank_gaps(lettered("LAND..DILLON"))
+    assert gaps is not None and room_for_space("LANDDILLON", 4, gaps)
+    assert unspace_tight("LANDDILLON", "LAND DILLON", gaps) == "LAND DILLON"
+
+
 def test_lines_the_fixes_changed_or_not_in_capitals_are_left_alone() -> None:
     gaps = blank_gaps(lettered("HONEYLAND"))
     # a letter more or fewer: the letters cannot be matched up

@@ -4,9 +4,10 @@ A letterer leaves a wider gap between words than between the letters of a word. 
 recogniser read no space and the word-frequency model (:mod:`panelvox.analysis.spacing`)
 cuts a token in two ("HONEYLAND" as "HONEY LAND", "NAWWOW" as "NAW WOW"), the line's ink
 tells whether a word ends there: on the cib pages every right cut had a blank gap of at
-least 0.12 line heights near it (the space the recogniser missed: "SERUM|TUBE" 0.21,
+least 0.15 line heights near it (the space the recogniser missed: "SERUM|TUBE" 0.21,
 "IHOPE|THIS" 0.16), every wrong one at most 0.10 (letters of one word: "HONEY|LAND" 0.07,
-"GOO|DAY" 0.05, "INTER|COMMUNICATION" none). Where the ink has no such gap the space
+"GOO|DAY" 0.05, "INTER|COMMUNICATION" none); marks smaller than a letter (periods, commas,
+a neighbouring row's descenders) do not fill a gap. Where the ink has no such gap the space
 put in is taken out again: the token stays as lettered.
 
 The gap is looked for within a letter's width of where the cut falls when the line's
@@ -28,6 +29,8 @@ from panelvox.model import Image
 #: a blank gap this wide (line heights) or wider can be a word space; letters of one word
 #: are set closer
 WORD_GAP = 0.11
+#: the smallest mark (line heights) that is a letter
+MARK = 0.3
 #: widths of characters, in letters, for placing a cut along the line
 _NARROW = {**dict.fromkeys(".,'!:;\"’", 0.4), "I": 0.5, " ": 0.8}
 
@@ -45,14 +48,20 @@ class Gaps:
 
 def blank_gaps(crop: Image) -> Gaps | None:
     """The gaps of a horizontal line's crop, or None where it holds no ink. Ink: darker
-    than the crop's Otsu threshold, in the middle 70 % of its height (not a neighbour
-    row's descenders or the balloon's rim)."""
+    than the crop's Otsu threshold, in the middle 70 % of its height, of a mark at least
+    :data:`MARK` line heights tall: a letter, not a period or a comma (which sit in a word
+    space: "LAND..DILLON'S") nor the tip of a neighbouring row's letter the box took in."""
     if crop.size == 0 or min(crop.shape[:2]) < 4:
         return None
     gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
     threshold, _ = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     h = gray.shape[0]
-    cols: npt.NDArray[np.bool_] = np.asarray((gray[int(0.15 * h) : int(0.85 * h)] <= threshold).any(axis=0))
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(
+        (gray <= threshold).astype(np.uint8), connectivity=8
+    )
+    letter = np.zeros(n, dtype=bool)
+    letter[1:] = stats[1:, cv2.CC_STAT_HEIGHT] >= MARK * h
+    cols: npt.NDArray[np.bool_] = np.asarray(letter[labels][int(0.15 * h) : int(0.85 * h)].any(axis=0))
     xs = np.flatnonzero(cols)
     if xs.size < 2:
         return None
