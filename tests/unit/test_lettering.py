@@ -36,6 +36,25 @@ def test_hyphenated_line_break_is_joined(words: WordList) -> None:
 
 def test_real_compound_keeps_its_hyphen(words: WordList) -> None:
     assert join_lines(["HIS YOUNG SIDE-", "KICK, A BOY"], words=words) == "HIS YOUNG SIDE-KICK, A BOY"
+    assert join_lines(["A GOOD WATCH-", "DOG!"], words=words) == "A GOOD WATCH-DOG!"
+
+
+def test_a_dash_after_a_short_word_is_a_pause_where_no_word_is_made(words: WordList) -> None:
+    assert join_lines(["MY HEAD! GOT TO-", "GO AFTER THEM!"], words=words) == "MY HEAD! GOT TO-GO AFTER THEM!"
+    # a short word's syllable broken off with a hyphen joins its word
+    assert join_lines(["AND THEN WE GO A-", "WAY HOME"], words=words) == "AND THEN WE GO AWAY HOME"
+    assert join_lines(["IT'S AL-", "WAYS SO"], words=words) == "IT'S ALWAYS SO"
+
+
+def test_a_word_a_function_word_begins_is_written_closed(words: WordList) -> None:
+    # a determiner or a preposition makes no hyphenated compound: the hyphen broke the word
+    assert join_lines(["THE PET OF EVERY-", "ONE IN THE PALACE"], words=words) == (
+        "THE PET OF EVERYONE IN THE PALACE"
+    )
+    assert join_lines(["YOU NEVER WRITE ANY-", "MORE!"], words=words) == "YOU NEVER WRITE ANYMORE!"
+    assert join_lines(["GO ON WITH-", "OUT ME"], words=words) == "GO ON WITHOUT ME"
+    # ... but only into a word: two words stay apart with their hyphen
+    assert join_lines(["ANY-", "HORSE"], words=words) == "ANY-HORSE"
 
 
 def test_dashes_and_plain_lines_join_with_spaces(words: WordList) -> None:

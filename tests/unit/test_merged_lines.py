@@ -79,3 +79,23 @@ def test_a_thick_box_read_unsurely_as_a_word_of_each_line_is_read_again() -> Non
     out = reread_merged(PAGE, [*normal_lines(), merged], detect, read, is_word)
     assert [r.text for _d, r, _v in out] == ["HELLO THERE"] * 3 + list(ROWS)
     assert len(calls) == 1
+
+
+def test_a_line_on_a_new_rows_ink_is_dropped_though_boxed_taller() -> None:
+    # the page pass boxed part of the middle row twice as tall as the new line's box: by
+    # area under half of it lies on the new line, by row all of it
+    _calls, detect, read = scripted()
+    merged = (det(100, 200, 400, 260), Recognition("IHANEWTETOCONT", 0.52), False)
+    tall = (det(250, 212, 380, 246), Recognition("RED COAT", 0.9), False)
+    out = reread_merged(PAGE, [*normal_lines(), merged, tall], detect, read, is_word)
+    assert [r.text for _d, r, _v in out] == ["HELLO THERE"] * 3 + list(ROWS)
+
+
+def test_what_a_line_read_twice_holds_past_the_new_lines_end_is_kept() -> None:
+    # "REDUCED, TO NINETY-EIG" found anew, "NINETY-EIGHT" by the page pass: read once, whole
+    _calls, detect, read = scripted()
+    merged = (det(100, 200, 400, 260), Recognition("IHANEWTETOCONT", 0.52), False)
+    further = (det(330, 216, 430, 240), Recognition("COATS", 0.9), False)
+    out = reread_merged(PAGE, [*normal_lines(), merged, further], detect, read, is_word)
+    assert [r.text for _d, r, _v in out] == ["HELLO THERE"] * 3 + [ROWS[0], "MY NEW RED COATS", ROWS[2]]
+    assert float(out[4][0].quad[:, 0].max()) == 430

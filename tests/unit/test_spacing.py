@@ -91,6 +91,15 @@ def test_contraction_tails_single_letters_and_short_tokens_stay(words: WordList)
     assert restore_spaces("IT AIN T SO", words) == "IT AIN T SO"
 
 
+def test_a_contraction_ends_its_word(words: WordList) -> None:
+    # the space after a contraction's tail was lost: the tail ends the word
+    assert restore_spaces("SMILIN ED-VE'RECOMING.", words) == "SMILIN ED-VE'RE COMING."
+    assert restore_spaces("YOU'LLSEE!", words) == "YOU'LL SEE!"
+    # not a name's apostrophe, nor a tail followed by no word
+    assert restore_spaces("O'MALLEY AND O'TOOLE", words) == "O'MALLEY AND O'TOOLE"
+    assert restore_spaces("WE'REXQZ", words) == "WE'REXQZ"
+
+
 def test_words_joined_by_dashes_or_dots_are_each_their_own_run(words: WordList) -> None:
     assert restore_spaces("WHO-WHAT-CANIT BE?", words) == "WHO-WHAT-CAN IT BE?"
     assert restore_spaces("NEW A.AGADGET WORK", words) == "NEW A.A GADGET WORK"
@@ -118,9 +127,10 @@ def test_line_breaks_weighed_like_spaces(words: WordList) -> None:
     assert restore_spaces("LOWER THE TOOL KIT", words) == "LOWER THE TOOLKIT"
     # a sound's or an interjection's hyphen stays: the whole is no word of the list
     assert join_lines(["TEE-", "HEE!"], "latin", words) == "TEE-HEE!"
-    # compounds written with a hyphen keep it
+    # compounds of two content words written with a hyphen keep it; a word a determiner
+    # begins is written closed (the golden script of the page says EVERYONE)
     assert join_lines(["HIS YOUNG SIDE-", "KICK"], "latin", words) == "HIS YOUNG SIDE-KICK"
-    assert join_lines(["THE PET OF EVERY-", "ONE"], "latin", words) == "THE PET OF EVERY-ONE"
+    assert join_lines(["THE PET OF EVERY-", "ONE"], "latin", words) == "THE PET OF EVERYONE"
 
 
 def test_punctuation_bounds_a_run(words: WordList) -> None:

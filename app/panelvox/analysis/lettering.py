@@ -277,13 +277,16 @@ def lettering_word(token: str, words: WordList) -> bool:
     )
 
 
-def restore_spaces(text: str, words: WordList, freqs: WordFrequencies | None = None) -> str:
+def restore_spaces(
+    text: str, words: WordList, freqs: WordFrequencies | None = None, joins_only: bool = False
+) -> str:
     """Put back spaces lost after punctuation ("KALA..ONE"), then cut the line's letters
     into its likeliest words (:func:`panelvox.analysis.spacing.respace`): "WHEREDID" is
     "WHERE DID", "IN SPEC TION" is "INSPECTION"; a token of lettering (:func:`lettering_word`)
-    counts as a word as printed."""
+    counts as a word as printed. ``joins_only``: lines each cut already, only a word broken
+    across their breaks is joined."""
     text = _PUNCT_RUN.sub(r"\1 ", text)
-    return respace(text, freqs or WordFrequencies.load(), lambda t: lettering_word(t, words))
+    return respace(text, freqs or WordFrequencies.load(), lambda t: lettering_word(t, words), joins_only)
 
 
 _LAST_Z = re.compile(r"([A-Za-z']{2,})[Z2]$")
@@ -339,8 +342,42 @@ def clean_line(text: str, words: WordList | None, script: str) -> str:
 
 
 # -- joining the lines of a block ----------------------------------------------------------
+#: determiners, pronouns and prepositions: a word they begin is written closed, never with a
+#: hyphen ("EVERY-"/"ONE" is EVERYONE, "ANY-"/"MORE" ANYMORE, "WITH-"/"OUT" WITHOUT), unlike
+#: a compound of two content words (WATCH-DOG, SIDE-KICK)
+_CLOSED_HEADS = frozenset({
+    "any", "every", "some", "each", "him", "her", "them", "your", "our", "their", "thy", "with",
+    "where", "when", "what", "who", "how", "there", "here", "for", "can", "out", "over",
+    "under", "through", "into", "upon",
+})  # fmt: skip
+
+
 def _ends_with_break_hyphen(text: str) -> bool:
     return len(text) >= 2 and text[-1] in "-‐‑" and text[-2].isalpha()
+
+
+def _keeps_hyphen(head: str, tail: str, prev: str, words: WordList) -> bool:
+    """Whether a hyphen ending a line between ``head`` and the next line's ``tail`` (after
+    ``prev``, the word before ``head``) is printed in the text, not a broken word's.
+
+    A compound of two real words keeps its hyphen (SIDE-KICK), and so does a word whose
+    halves make no word (FORTY-FOOTER); a word broken at a syllable loses it (VEN-TURE,
+    HIBER-NATING), as does a word of the list far likelier whole than as two words
+    (IMPORT-ANT; not TEE-HEE), whose first part stands apart before it (IN SPEC-TION), or
+    that a function word begins (EVERY-ONE). After a short word, a dash between two common
+    words that make no word is a pause ("GOT TO-"/"GO AFTER THEM", not "A-"/"WAY")."""
+    whole = words.knows(head + tail)
+    if min(len(head), len(tail)) < 3:
+        return not whole and all(
+            w.lower() in SHORT_WORDS if len(w) < 3 else words.knows(w) for w in (head, tail)
+        )
+    return (
+        words.knows(head)
+        and (words.knows(tail) or not whole)
+        and not (whole and joined_likelier(head, tail))
+        and not (prev and words.knows(prev + head + tail))
+        and not (head.lower() in _CLOSED_HEADS and whole)
+    )
 
 
 def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | None = None) -> str:
@@ -359,25 +396,18 @@ def join_lines(lines: Sequence[str], script: str = "latin", words: WordList | No
             tail = tail_m.group(0) if tail_m else ""
             prev_m = re.search(r"(?:^|\s)([A-Za-z]+)\s[A-Za-z]+-$", out)
             prev = prev_m.group(1) if prev_m else ""
-            # a compound of two real words keeps its hyphen (SIDE-KICK), and so does a word
-            # whose halves make no word (FORTY-FOOTER); a word broken at a syllable loses it
-            # (VEN-TURE, HIBER-NATING), as does a word of the list far likelier whole than as
-            # two words (IMPORT-ANT; not TEE-HEE) or whose first part stands apart before it
-            # (IN SPEC-TION)
             # a word repeated across the break is a stammer or a sound ("YUH-"/"YUH")
             compound = head.lower() == tail.lower() or (
-                words is not None
-                and min(len(head), len(tail)) >= 3
-                and words.knows(head)
-                and (words.knows(tail) or not words.knows(head + tail))
-                and not (words.knows(head + tail) and joined_likelier(head, tail))
-                and not (prev and words.knows(prev + head + tail))
+                words is not None and _keeps_hyphen(head, tail, prev, words)
             )
+            if not compound and words is not None and prev and words.knows(prev + head + tail):
+                out = out[: -len(head) - 2] + head + "-"  # its first part stood apart (IN SPEC-)
             out = out + line if compound else out[:-1] + line
         else:
             out = f"{out}\n{line}" if out else line
-    # a word broken at a line end whose hyphen was lost is found whole ("DIS"/"APPEAR")
-    return restore_spaces(out, words) if words is not None else out.replace("\n", " ")
+    # a word broken at a line end whose hyphen was lost is found whole ("DIS"/"APPEAR"); the
+    # lines were each cut into words already, where their ink has room for the spaces
+    return restore_spaces(out, words, joins_only=True) if words is not None else out.replace("\n", " ")
 
 
 # -- furigana --------------------------------------------------------------------------

@@ -64,6 +64,8 @@ _ENDINGS = ("s", "es", "ed", "d")
 _TAILS = frozenset({"s", "t", "d", "m", "ll", "ve", "re"})
 #: dashes and dots between words: each side is a run of its own
 _DASHES = re.compile(r"([-‐‑–—…]+|\.+)")
+# a contraction's tail run into the next word ("VE'RECOMING", "YOU'LLSEE"): a tail ends its word
+_TAIL_THEN_WORD = re.compile(r"(.*[A-Za-z]{2}['’](?:s|t|d|m|ll|ve|re))([A-Za-z]{2,}\W*)", re.IGNORECASE)
 # a token: leading punctuation, letters, then an optional contraction tail and punctuation
 _TOKEN = re.compile(r"([^A-Za-z]*)([A-Za-z]+)((?:['’][A-Za-z]{1,2})?[^A-Za-z]*)")
 
@@ -130,11 +132,16 @@ def joined_likelier(head: str, tail: str, freqs: WordFrequencies | None = None) 
 
 
 def _best_cuts(
-    letters: str, printed: dict[int, float], freqs: WordFrequencies, known: Callable[[str], bool]
+    letters: str,
+    printed: dict[int, float],
+    freqs: WordFrequencies,
+    known: Callable[[str], bool],
+    joins_only: bool = False,
 ) -> list[int]:
     """The cut positions (ends of words) of the likeliest reading of ``letters``, whose
     printed word ends are the keys of ``printed`` (including ``len(letters)``), each with
-    the cost of undoing it (a space or a line break)."""
+    the cost of undoing it (a space or a line break). ``joins_only``: no word but a
+    printed one or one joined across a line break."""
     n = len(letters)
     starts = {0, *printed}
     ends = sorted(printed)
@@ -152,6 +159,16 @@ def _best_cuts(
             cost = freqs.token_cost(part, known) if as_printed else freqs.word_cost(part)
             if cost is None or i in uncut:
                 continue
+            if (
+                joins_only
+                and not as_printed
+                and not (
+                    j in starts
+                    and i in printed
+                    and any(j < k < i and c == LINE_BREAK for k, c in printed.items())
+                )
+            ):
+                continue
             cost += sum(c for k, c in printed.items() if j < k < i)  # spaces or breaks undone
             if i not in printed:
                 cost += GAP_MISREAD  # a space put in
@@ -166,7 +183,9 @@ def _best_cuts(
 _Token = tuple[str, str, str, bool]  # prefix, letters, suffix, whether a line breaks after it
 
 
-def _respace_run(tokens: list[_Token], freqs: WordFrequencies, known: Callable[[str], bool]) -> list[str]:
+def _respace_run(
+    tokens: list[_Token], freqs: WordFrequencies, known: Callable[[str], bool], joins_only: bool = False
+) -> list[str]:
     """Re-cut a run of tokens with no punctuation between them."""
     letters = "".join(t[1] for t in tokens)
     printed: dict[int, float] = {}
@@ -174,7 +193,7 @@ def _respace_run(tokens: list[_Token], freqs: WordFrequencies, known: Callable[[
     for t in tokens:
         pos += len(t[1])
         printed[pos] = LINE_BREAK if t[3] else GAP_MISREAD
-    cuts = _best_cuts(letters, printed, freqs, known)
+    cuts = _best_cuts(letters, printed, freqs, known, joins_only)
     words = [letters[a:b] for a, b in zip([0, *cuts], cuts, strict=False)]
     if len(words) == len(tokens) and all(w == t[1] for w, t in zip(words, tokens, strict=True)):
         return [t[0] + t[1] + t[2] for t in tokens]
@@ -183,13 +202,19 @@ def _respace_run(tokens: list[_Token], freqs: WordFrequencies, known: Callable[[
     return words
 
 
-def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = lambda _t: False) -> str:
+def respace(
+    text: str,
+    freqs: WordFrequencies,
+    known: Callable[[str], bool] = lambda _t: False,
+    joins_only: bool = False,
+) -> str:
     """The text with its words cut where the likeliest reading cuts them, on one line
     (``text``'s line breaks, "\\n", weigh as :data:`LINE_BREAK`); ``known`` tells a printed
-    token that is a word although the frequency list lacks it."""
+    token that is a word although the frequency list lacks it. ``joins_only``: only words
+    broken across a line break are joined (the lines were each cut already)."""
     out: list[str] = []
     run: list[_Token] = []
-    lines = [ln.split() for ln in text.split("\n")]
+    lines = [[p for tok in ln.split() for p in _split_tail(tok, freqs)] for ln in text.split("\n")]
     tokens = [
         (tok, k == len(ln) - 1 and n < len(lines) - 1)
         for n, ln in enumerate(lines)
@@ -198,27 +223,37 @@ def respace(text: str, freqs: WordFrequencies, known: Callable[[str], bool] = la
     for token, line_end in tokens:
         m = _TOKEN.fullmatch(token)
         if m is None or len(m.group(2)) == 1 or m.group(2).lower() in _TAILS:
-            out += _respace_run(run, freqs, known) if run else []
+            out += _respace_run(run, freqs, known, joins_only) if run else []
             run = []
             pieces = _DASHES.split(token)
             # words joined by dashes or dots are each their own run ("WHO-WHAT-CANIT", "A.AGADGET")
             if len(pieces) > 1:  # separators at odd places
                 token = "".join(
-                    respace(p, freqs, known) if i % 2 == 0 and p else p for i, p in enumerate(pieces)
+                    respace(p, freqs, known, joins_only) if i % 2 == 0 and p else p
+                    for i, p in enumerate(pieces)
                 )
             out.append(token)
             continue
         prefix, letters, suffix = m.groups()
         if prefix and run:
-            out += _respace_run(run, freqs, known)
+            out += _respace_run(run, freqs, known, joins_only)
             run = []
         run.append((prefix, letters, suffix, line_end))
         if suffix:
-            out += _respace_run(run, freqs, known)
+            out += _respace_run(run, freqs, known, joins_only)
             run = []
     if run:
-        out += _respace_run(run, freqs, known)
+        out += _respace_run(run, freqs, known, joins_only)
     return " ".join(out)
+
+
+def _split_tail(token: str, freqs: WordFrequencies) -> tuple[str, ...]:
+    """``token`` cut after a contraction's tail where a known word follows it ("VE'RE" and
+    "COMING"); else the token alone ("O'MALLEY": no tail of two letters before it)."""
+    m = _TAIL_THEN_WORD.fullmatch(token)
+    if m is None or freqs.word_cost(re.sub(r"\W", "", m.group(2))) is None:
+        return (token,)
+    return m.group(1), m.group(2)
 
 
 @functools.cache

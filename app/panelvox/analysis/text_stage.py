@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from panelvox.analysis.letter_gaps import blank_gaps, unspace_tight
 from panelvox.analysis.lettering import (
     LineGeometry,
     WordList,
@@ -304,10 +305,14 @@ class TextStage:
             )
         ruby = ruby_lines(geoms)
         stray = _stray_script(scripts, [r.score for _d, r, _v in raw])
-        texts = page_question_marks(
-            [clean_line(r.text, words, s) for (_d, r, _v), s in zip(raw, scripts, strict=True)],
-            lambda t: lettering_word(t, words),
-        )
+        cleaned = [clean_line(r.text, words, s) for (_d, r, _v), s in zip(raw, scripts, strict=True)]
+        # a space the word model put in where the ink has no gap for one is taken out again
+        for i, ((d, r, v), s) in enumerate(zip(raw, scripts, strict=True)):
+            read = " ".join(r.text.split())
+            if s == "latin" and not v and cleaned[i] != read:
+                gaps = blank_gaps(crop_quad(image, d.quad, vertical=False))
+                cleaned[i] = unspace_tight(read, cleaned[i], gaps)
+        texts = page_question_marks(cleaned, lambda t: lettering_word(t, words))
         lines = []
         for i, ((d, r, v), s, g, text) in enumerate(zip(raw, scripts, geoms, texts, strict=True)):
             if not text or i in stray:

@@ -84,6 +84,38 @@ def _overlap(box: tuple[float, float, float, float], other: tuple[float, float, 
     return max(0.0, iw) * max(0.0, ih) / max(1e-6, (box[2] - box[0]) * (box[3] - box[1]))
 
 
+def _row_share(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> float:
+    """The share of ``box``'s letters that lie on ``other``'s row: its width ``other``
+    overlaps, times how much of the thinner box's height they share. Two readings of one
+    row of ink have boxes of different heights (a crop detected alone is boxed tighter than
+    the page pass boxes it), which an area share counts as half covered."""
+    iw = min(box[2], other[2]) - max(box[0], other[0])
+    ih = min(box[3], other[3]) - max(box[1], other[1])
+    thin = min(box[3] - box[1], other[3] - other[1])
+    return max(0.0, iw) / max(1e-6, box[2] - box[0]) * max(0.0, ih) / max(1e-6, thin)
+
+
+#: a line with this share of its box on another line's row is that row's ink read again
+SAME_INK = 0.6
+
+
+def _continued(line: Line, old: Line) -> Line:
+    """``line`` with the letters that ``old``, a reading of the same row reaching further
+    right, holds past its end ("REDUCED, TO NINETY-EIG" and "NINETY-EIGHT"): where the end
+    of the one reading is the start of the other (three characters or more)."""
+    a, b = _box(line[0]), _box(old[0])
+    text, more = line[1].text, old[1].text
+    if b[2] - a[2] < 0.5 * (a[3] - a[1]):
+        return line
+    low, low_more = text.casefold(), more.casefold()
+    k = next((k for k in range(min(len(text), len(more)), 2, -1) if low.endswith(low_more[:k])), 0)
+    if not k or k == len(more):
+        return line
+    x0, y0, x1, y1 = min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float32)
+    return (replace(line[0], quad=quad, outline=None), replace(line[1], text=text + more[k:]), line[2])
+
+
 def _word_letters(recs: Sequence[Recognition], is_word: Callable[[str], bool]) -> int:
     """Letters of the readings' tokens that are words: what a reading gets right."""
     return sum(len(t) for r in recs for t in _WORD.findall(r.text) if len(t) > 1 and is_word(t))
@@ -120,7 +152,13 @@ def reread_slanted(
         # a line of the region that no new line covers (a sound beside the caption) stays
         new_boxes = [_box(d) for d, _ in found]
         old = [i for i in old if any(_overlap(_box(dets[i]), b) > 0.3 for b in new_boxes)]
-        lines = [ln for i, ln in enumerate(lines) if i not in old] + [(d, r, False) for d, r in found]
+        kept = [ln for i, ln in enumerate(lines) if i not in old]
+        # a new line on the row of a line that stays (the end of a balloon's row the
+        # region took in) is that line's ink read again
+        found = [
+            (d, r) for d, r in found if not any(_row_share(_box(d), _box(k[0])) >= SAME_INK for k in kept)
+        ]
+        lines = kept + [(d, r, False) for d, r in found]
         dets = [d for d, _, _ in lines]
     return lines
 
@@ -142,8 +180,9 @@ def reread_merged(
     box at least :data:`MERGED_THICKNESS` times as thick as the page's median line, whose
     reading is less than half letters of words or unsure (under :data:`MERGED_SURE`: a
     word of each line, "STU ALL" for "WE ALL / STUCK!"); detected alone (at the detector's scale
-    for a small image, so larger) its lines come apart. A line of the page pass that one of
-    the new lines covers (60 % of its box) was read twice and is dropped.
+    for a small image, so larger) its lines come apart. A line of the page pass that lies on
+    a new line's row (:data:`SAME_INK` of its box, :func:`_row_share`) was read twice and is
+    dropped; what it read past the new line's end is added to the new line.
     """
     flat = [d.height for d, _r, v in lines if not v and d.width > d.height]
     if len(flat) < 3:
@@ -167,14 +206,23 @@ def reread_merged(
             found_at[k] = found
     if not found_at:
         return lines
-    # a line of the page pass that one of the new lines covers is that line read twice
-    new_boxes = [_box(fd) for found in found_at.values() for fd, _fr in found]
+    # a line of the page pass on one of the new lines' rows is that row read twice
+    new = [(fd, fr, False) for found in found_at.values() for fd, fr in found]
+    twice: dict[int, int] = {}
+    for k, (d, _r, _v) in enumerate(lines):
+        shares = [_row_share(_box(d), _box(n[0])) for n in new]
+        if k not in found_at and shares and max(shares) >= SAME_INK:
+            twice[k] = shares.index(max(shares))
+    for k, n in twice.items():
+        new[n] = _continued(new[n], lines[k])
     out: list[Line] = []
-    for k, (d, r, v) in enumerate(lines):
+    taken = 0
+    for k, line in enumerate(lines):
         if k in found_at:
-            out.extend((fd, fr, False) for fd, fr in found_at[k])
-        elif not any(_overlap(_box(d), b) >= 0.6 for b in new_boxes):
-            out.append((d, r, v))
+            out.extend(new[taken : taken + len(found_at[k])])
+            taken += len(found_at[k])
+        elif k not in twice:
+            out.append(line)
     return out
 
 
