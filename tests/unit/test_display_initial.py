@@ -51,3 +51,11 @@ def test_a_long_token_english_does_not_use_becomes_the_one_clear_word(fix: Calla
     # names and the comics lexicon's spellings stay; a short token may be any name
     for kept in ("JAFARA LOOKS FOR BUSINESS", "KALA SAYS", "WACATION TIME", "ZUN VALLEY", "... AND THEN"):
         assert fix(kept) == kept
+
+
+def test_a_common_word_a_small_word_list_lacks_is_no_misread() -> None:
+    # the frequency table knows "AND": not "END", whatever the word list given
+    def unknown(_token: str) -> bool:
+        return False
+
+    assert display_initial("AND WHEN", unknown, narration_words(), WordFrequencies.load()) == "AND WHEN"

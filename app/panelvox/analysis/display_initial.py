@@ -11,7 +11,8 @@ letter), and only where what comes out is clear:
   are none: "HAT NIGHT", "GATE THAT NIGHT" (a word as read, so only this formula of
   narration may change it);
 - a word that moves the story on (the comics lexicon's narration words: "LATER",
-  "SUDDENLY") where the read token is no word, and only one such word fits;
+  "SUDDENLY") where the read token is no word (of the word list, nor of the frequency
+  table), and only one such word fits;
 - else, for a token of five letters or more English does not use, the one word far
   likelier than any other that fits with a letter put before it ("EYERAL" → "SEVERAL"):
   an initial changed into another is taken only for narration (a first word misspelt on
@@ -93,11 +94,12 @@ def display_initial(
     word = token.lower()
     following = [t.lower() for t in _WORD.findall(text[m.end() :])[:2]]
     meant = _time_phrase(word, following)
-    if meant is None and not known(token) and word not in keep:
+    # a token no word list or frequency table knows (a word list may lack "AND")
+    if meant is None and not known(token) and word not in keep and freqs.cost.get(word) is None:
         found = _variants(word) & set(narration)
         if len(found) == 1:
             meant = found.pop()
-        elif not found and len(word) >= _MIN_OPEN and freqs.cost.get(word) is None:
+        elif not found and len(word) >= _MIN_OPEN:
             meant = likeliest_word(_variants(word, changed=False), freqs, RARE)
     if meant is None:
         return text
