@@ -190,9 +190,15 @@ def _caption_box(block: Balloon, panels: Mapping[str, Panel], typical: float, wo
     b, p, gap = block.bbox, panel.bbox, CAPTION_EDGE * typical
     if b.x0 - p.x0 > gap or p.x1 - b.x1 > gap or (b.y0 - p.y0 > gap and p.y1 - b.y1 > gap):
         return False
-    if {"!", "?"} & set(block.text):
+    return told_in_past(block.text, words)
+
+
+def told_in_past(text: str, words: WordList) -> bool:
+    """Lettering told in the past tense ("HIS HEAD DROPPED BACK"), without a cry or a
+    question: narration's voice, not dialogue's."""
+    if {"!", "?"} & set(text):
         return False
-    tokens = [t.lower() for t in _TOKEN.findall(block.text)]
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
     return any(len(t) >= 5 and t.endswith("ed") and words.knows(t) for t in tokens)
 
 
