@@ -398,7 +398,7 @@ class BalloonsStage:
                 joined = overlapping([ln for ln in boxed if ln in free], members)
                 free, members = [ln for ln in free if ln not in joined], members + joined
                 for cluster in (c for cl in cluster_lines(members) for c in split_at_rules(cl, light)):
-                    kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio)
+                    kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio, captions=True)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
             # two balloons whose outlines touch: a waist between lobes of lettering, each
@@ -423,8 +423,9 @@ class BalloonsStage:
                         one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
                     blocks.append((cluster, own.kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
-            kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio)
-            if _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params):
+            edge = _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params)
+            kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio, captions=edge)
+            if edge:
                 # lettering against a panel's top or bottom border whose outline was not
                 # traced: a caption box its words fill to the frame
                 kind = _narration(kind, cluster)

@@ -9,7 +9,9 @@ Lettering set at a slant (:data:`SLANT` degrees or more off the level) is drawn 
 art: a sign on a thing, a label, a sound. A letterer sets balloon and caption lettering
 level with the page, so slanted lettering whose outline was not traced is not speech;
 unless it reads as narration (told in the past tense, or opening with a word that moves the
-story on, :mod:`panelvox.analysis.block_roles`): a caption box set at a slant.
+story on, :mod:`panelvox.analysis.block_roles`): a caption box set at a slant. Where
+captions sit (on the paper round the panels, against a panel's top or bottom border) the
+slant tells nothing: the balloons stage's caption rules decide there.
 """
 
 from __future__ import annotations
@@ -37,11 +39,16 @@ def slanted(lines: Sequence[TextLine]) -> bool:
 
 
 def free_kind(
-    lines: Sequence[TextLine], typical: float, words: WordList, display: float = 1.8
+    lines: Sequence[TextLine],
+    typical: float,
+    words: WordList,
+    display: float = 1.8,
+    captions: bool = False,
 ) -> tuple[BalloonKind, float]:
     """The kind of a block of untraced lettering and how sure it is (see the module
     docstring); ``typical``: the page's typical line thickness, ``display``: how many times
-    that display lettering is."""
+    that display lettering is; ``captions``: the lettering lies where captions sit (on the
+    paper round the panels, against a panel's border), where the slant tells nothing."""
     height = statistics.median(thickness(ln) for ln in lines)
     text = " ".join(ln.text for ln in lines)
     letters = sum(c.isalpha() for c in text)
@@ -51,7 +58,7 @@ def free_kind(
         if len(lines) == 1 and len(text.split()) <= 2:
             return BalloonKind.SFX, 0.6
         return BalloonKind.OTHER, 0.5  # titles, signs
-    if slanted(lines):
+    if slanted(lines) and not captions:
         if len(text.split()) >= NARRATION_WORDS and told_in_past(text, words):
             return BalloonKind.CAPTION, 0.5  # a caption box set at a slant
         return BalloonKind.OTHER, 0.5  # a sign, a label drawn into the art
