@@ -8,7 +8,7 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word (scene text under 0.7 whatever it holds), scene text holding no word at
+  mostly no word (scene text and display lettering under 0.7 whatever they hold), scene text holding no word at
   all however surely read (an artist's signature, marks in the art; a word whose first
   letter the detector lost is lettering), unsure readings whose boxes cross each other
   (the detector confused by lettering or hatching), and one word read with under
@@ -141,12 +141,13 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         # ("RAY WILLNER" read "RIYWILLNR") or a misread of marks in the art
         return True
     if read < SCRIBBLE_CONFIDENCE:
-        # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign or scene
-        # text read very unsurely, whatever it holds (lettering of a balloon or caption
-        # whose outline was not traced is said, unsure, while it holds words)
+        # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign, scene
+        # text or display lettering read very unsurely, whatever it holds (lettering of a
+        # balloon or caption whose outline was not traced is said, unsure, while it holds words)
         tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
         unworded = 2 * sum(map(lexicon, tokens)) < len(tokens)
-        return unworded or (block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE - 0.1)
+        art = block.kind in (BalloonKind.OTHER, BalloonKind.SFX)
+        return unworded or (art and read < SCRIBBLE_CONFIDENCE - 0.1)
     return False
 
 
