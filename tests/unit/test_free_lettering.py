@@ -4,6 +4,7 @@ line measured across its slope, a tilted sign, level untraced speech, a tilted c
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from panelvox.analysis.free_lettering import free_kind, slanted
 from panelvox.analysis.lettering import WordList
@@ -58,3 +59,13 @@ def test_a_tilted_caption_told_in_the_past_is_narration() -> None:
     # a cry is no narration
     cried = [_line(4, 50, 50, "THE OLD CAPTAIN DROPPED IT!", degrees=10)]
     assert free_kind(cried, TYPICAL, WORDS)[0] is BalloonKind.OTHER
+
+
+def test_a_cry_lettered_free_at_a_slant_is_speech() -> None:
+    assert (
+        free_kind([_line(1, 50, 50, "OW-W", degrees=27, length=90)], TYPICAL, WORDS)[0] is BalloonKind.SPEECH
+    )
+    assert free_kind([_line(2, 50, 50, "FLY'S REST", degrees=27)], TYPICAL, WORDS)[0] is BalloonKind.OTHER
+    # marks in the art read unsurely as a cry are scene text (which is dropped), not a cry
+    unsure = replace(_line(3, 50, 50, "HA", degrees=27, length=60), confidence=0.6)
+    assert free_kind([unsure], TYPICAL, WORDS)[0] is BalloonKind.OTHER

@@ -272,7 +272,7 @@ def tell_roles(
     return [title if b is titles[0] else _sound_or_cry(b, lexicon, b.id in large) for b in rest]
 
 
-def _stretched_in(token: str, words: frozenset[str]) -> bool:
+def stretched_in(token: str, words: frozenset[str]) -> bool:
     """``token`` is one of ``words``, stretched or not ("RRINGG", "ZAPP", "YEEOWW")."""
     t = token.lower()
     return t in words or re.sub(r"(.)\1+", r"\1", t) in words or re.sub(r"(.)\1{2,}", r"\1\1", t) in words
@@ -280,7 +280,7 @@ def _stretched_in(token: str, words: frozenset[str]) -> bool:
 
 def _is_sound(token: str) -> bool:
     """A sound spelt out, stretched or not ("BANG", "RRINGG", "ZAPP", "WHAMMM")."""
-    return _stretched_in(token, sound_words())
+    return stretched_in(token, sound_words())
 
 
 def _all_sounds(block: Balloon) -> bool:
@@ -335,7 +335,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
         # a sound made by a thing ("CLAP", "CRASH! BANG!") is lettered in the art, whose
         # light ground was traced as an outline; a creature's voice ("WOOF!") in a balloon
         # is its line, unless it is display lettering
-        voice = any(_stretched_in(t, voice_words()) for t in bare)
+        voice = any(stretched_in(t, voice_words()) for t in bare)
         if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)) and (large or not voice):
             return replace(block, kind=BalloonKind.SFX)
         return block
@@ -346,7 +346,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
     sounds = [_is_sound(t.strip("'’")) for t in tokens]
     if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
         return replace(block, kind=BalloonKind.SFX)
-    cry = [lexicon(t) or _stretched_in(t.strip("'’"), interjection_words()) for t in tokens]
+    cry = [lexicon(t) or stretched_in(t.strip("'’"), interjection_words()) for t in tokens]
     if not any(sounds) and block.kind is BalloonKind.SFX and any(cry):  # "OUCH!", "YEEOWW!!"
         return replace(block, kind=BalloonKind.SPEECH)
     return block

@@ -9,7 +9,9 @@ Lettering set at a slant (:data:`SLANT` degrees or more off the level) is drawn 
 art: a sign on a thing, a label, a sound. A letterer sets balloon and caption lettering
 level with the page, so slanted lettering whose outline was not traced is not speech;
 unless it reads as narration (told in the past tense, or opening with a word that moves the
-story on, :mod:`panelvox.analysis.block_roles`): a caption box set at a slant. Where
+story on, :mod:`panelvox.analysis.block_roles`): a caption box set at a slant; or is
+made only of cries read surely ("OW-W", "YEOW!"): a character's cry lettered free, as a
+sound is (an unsure reading of marks in the art is no cry: scene text, dropped). Where
 captions sit (on the paper round the panels, against a panel's top or bottom border) the
 slant tells nothing: the balloons stage's caption rules decide there.
 """
@@ -17,17 +19,19 @@ slant tells nothing: the balloons stage's caption rules decide there.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Sequence
 
-from panelvox.analysis.block_roles import told_in_past
-from panelvox.analysis.lettering import WordList
+from panelvox.analysis.block_roles import SCRIBBLE_CONFIDENCE, stretched_in, told_in_past
+from panelvox.analysis.lettering import WordList, interjection_words
 from panelvox.analysis.line_groups import slope, thickness
 from panelvox.model import BalloonKind, TextLine
 
 #: lettering whose lines slope this much (degrees, their median) is set at a slant: above
 #: the wobble of hand lettering and of the detector's boxes on level lines
 SLANT = 4.0
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 #: narration is told in sentences: a slanted caption has at least this many words
 NARRATION_WORDS = 4
 
@@ -61,9 +65,17 @@ def free_kind(
     if slanted(lines) and not captions:
         if len(text.split()) >= NARRATION_WORDS and told_in_past(text, words):
             return BalloonKind.CAPTION, 0.5  # a caption box set at a slant
+        if _cry(text) and statistics.fmean(ln.confidence for ln in lines) >= SCRIBBLE_CONFIDENCE - 0.1:
+            return BalloonKind.SPEECH, 0.4  # a character's cry lettered free ("OW-W", "YEOW!")
         return BalloonKind.OTHER, 0.5  # a sign, a label drawn into the art
     if len(lines) >= 2 or len(text.split()) >= 3:
         return BalloonKind.SPEECH, 0.5  # lettering whose outline was not found
     if text.rstrip(" '\"’”")[-1:] in ("!", "?", "…") and letters >= 2:
         return BalloonKind.SPEECH, 0.4  # a short exclamation ("HUH!") whose balloon was not traced
     return BalloonKind.OTHER, 0.4
+
+
+def _cry(text: str) -> bool:
+    """Lettering made only of cries ("OW-W", "YEOWW!", "OH! OH!"), stretched or not."""
+    tokens = [t.strip("'’") for t in _TOKEN.findall(text) if len(t.strip("'’")) > 1]
+    return bool(tokens) and all(stretched_in(t, interjection_words()) for t in tokens)
