@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from panelvox.analysis.free_lettering import free_kind, slanted
+from panelvox.analysis.free_lettering import board_kind, free_kind, slanted
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.line_groups import thickness
 from panelvox.model import BalloonKind, BBox, Point, TextLine
@@ -69,3 +69,16 @@ def test_a_cry_lettered_free_at_a_slant_is_speech() -> None:
     # marks in the art read unsurely as a cry are scene text (which is dropped), not a cry
     unsure = replace(_line(3, 50, 50, "HA", degrees=27, length=60), confidence=0.6)
     assert free_kind([unsure], TYPICAL, WORDS)[0] is BalloonKind.OTHER
+
+
+def test_slanted_lettering_in_a_traced_outline_is_a_signs_board() -> None:
+    board = [_line(1, 50, 50, "SPECIAL", degrees=8), _line(2, 45, 75, "ACCOMMODATIONS", degrees=8)]
+    assert board_kind(BalloonKind.SPEECH, board, WORDS) is BalloonKind.OTHER
+    level = [_line(1, 50, 50, "SPECIAL"), _line(2, 45, 75, "ACCOMMODATIONS")]
+    assert board_kind(BalloonKind.SPEECH, level, WORDS) is BalloonKind.SPEECH
+    caption = [
+        _line(1, 50, 50, "THE OLD CAPTAIN'S HEAD", degrees=10),
+        _line(2, 45, 75, "DROPPED BACK", degrees=10),
+    ]
+    assert board_kind(BalloonKind.SPEECH, caption, WORDS) is BalloonKind.SPEECH
+    assert board_kind(BalloonKind.CAPTION, board, WORDS) is BalloonKind.CAPTION

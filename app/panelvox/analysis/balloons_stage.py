@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from panelvox.analysis.balloon_split import nearest_cluster, split_at_rules, split_at_waist
 from panelvox.analysis.block_roles import tell_roles
-from panelvox.analysis.free_lettering import free_kind
+from panelvox.analysis.free_lettering import board_kind, free_kind
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_groups import (
@@ -421,7 +421,8 @@ class BalloonsStage:
                     one = own
                     if len(clusters) > 1:
                         one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
-                    blocks.append((cluster, own.kind, own.confidence, one))
+                    kind = own.kind if one.tail is not None else board_kind(own.kind, cluster, words)
+                    blocks.append((cluster, kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
             edge = _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params)
             kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio, captions=edge)

@@ -79,3 +79,14 @@ def _cry(text: str) -> bool:
     """Lettering made only of cries ("OW-W", "YEOWW!", "OH! OH!"), stretched or not."""
     tokens = [t.strip("'’") for t in _TOKEN.findall(text) if len(t.strip("'’")) > 1]
     return bool(tokens) and all(stretched_in(t, interjection_words()) for t in tokens)
+
+
+def board_kind(kind: BalloonKind, lines: Sequence[TextLine], words: WordList) -> BalloonKind:
+    """The kind of lettering in a traced outline without a tail: slanted lettering there is
+    a sign's board (balloon lettering is level), unless it is told as narration or cried."""
+    if kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT) or not slanted(lines):
+        return kind
+    text = " ".join(ln.text for ln in lines)
+    if _cry(text) or (len(text.split()) >= NARRATION_WORDS and told_in_past(text, words)):
+        return kind
+    return BalloonKind.OTHER
