@@ -7,8 +7,9 @@ the block's polygon, its shape the kind (rectangle: caption; scalloped: thought;
 speech) and what sticks out of its body the tail (tip and direction; its wedge followed to
 the tip by :mod:`panelvox.analysis.tail_geometry`). Lines outside any
 balloon are grouped by proximity and classified as sound effects (large lettering), other
-scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
-not be traced, speech with a lower confidence. Two balloons traced as one region are
+scene text (page numbers, signs, titles; lettering set at a slant) or, for ordinary
+lettering whose outline could not be traced, speech with a lower confidence
+(:mod:`panelvox.analysis.free_lettering`). Two balloons traced as one region are
 parted at the outline's waist, and lettering where a rule is drawn between its rows
 (:mod:`panelvox.analysis.balloon_split`).
 

@@ -13,7 +13,8 @@ story on, :mod:`panelvox.analysis.block_roles`): a caption box set at a slant; o
 made only of cries read surely ("OW-W", "YEOW!"): a character's cry lettered free, as a
 sound is (an unsure reading of marks in the art is no cry: scene text, dropped). Where
 captions sit (on the paper round the panels, against a panel's top or bottom border) the
-slant tells nothing: the balloons stage's caption rules decide there.
+slant tells nothing: the balloons stage's caption rules decide there. For the same reason
+slanted lettering in a traced outline without a tail is a sign's board (:func:`board_kind`).
 """
 
 from __future__ import annotations
