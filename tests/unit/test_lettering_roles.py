@@ -354,7 +354,9 @@ def test_a_box_running_the_panels_width_told_in_the_past_is_a_caption() -> None:
     assert kinds == [BalloonKind.CAPTION, BalloonKind.SPEECH, BalloonKind.SPEECH, BalloonKind.SPEECH]
 
 
-def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_question() -> None:
+def test_unsure_unworded_lettering_or_very_unsure_display_lettering_is_not_spoken_and_a_lone_2_is_a_question() -> (
+    None
+):
     lines = [
         *speech_lines(6),
         line(1, (500, 700, 640, 760), "PCHKE", conf=0.6),
@@ -364,6 +366,8 @@ def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_q
         line(5, (100, 1000, 130, 1030), "2"),
         line(6, (300, 1000, 330, 1030), "2"),
         line(7, (100, 1100, 400, 1120), "SEVERAL HOURS BEFORE DAWN", conf=0.65),  # unsure, words
+        line(8, (700, 700, 900, 750), "ARIA", conf=0.55),  # display-size marks of the art, a word
+        line(9, (700, 800, 900, 850), "BANG", conf=0.75),  # a sound read unsurely, still a sound
     ]
     traced = {"polygon": (Point(1, 1),) * 3, "panel": "p1"}
     blocks = [
@@ -374,9 +378,11 @@ def test_unsure_unworded_lettering_of_any_kind_is_not_spoken_and_a_lone_2_is_a_q
         block(5, BalloonKind.THOUGHT, (90, 990, 140, 1040), "2", **traced),  # a "?" in a balloon
         block(6, BalloonKind.OTHER, (300, 1000, 330, 1030), "2", panel="p1"),  # a digit in the art
         block(7, BalloonKind.CAPTION, (100, 1100, 400, 1120), "SEVERAL HOURS BEFORE DAWN", panel="p1"),
+        block(8, BalloonKind.SFX, (700, 700, 900, 750), "ARIA", panel="p1"),
+        block(9, BalloonKind.SFX, (700, 800, 900, 850), "BANG", panel="p1"),
     ]
     out = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
-    assert [b.id for b in out] == ["b3", "b4", "b5", "b7"]
+    assert [b.id for b in out] == ["b3", "b4", "b5", "b7", "b9"]
     assert out[2].text == "?"
 
 

@@ -7,8 +7,9 @@ the block's polygon, its shape the kind (rectangle: caption; scalloped: thought;
 speech) and what sticks out of its body the tail (tip and direction; its wedge followed to
 the tip by :mod:`panelvox.analysis.tail_geometry`). Lines outside any
 balloon are grouped by proximity and classified as sound effects (large lettering), other
-scene text (page numbers, signs, titles) or, for ordinary lettering whose outline could
-not be traced, speech with a lower confidence. Two balloons traced as one region are
+scene text (page numbers, signs, titles; lettering set at a slant) or, for ordinary
+lettering whose outline could not be traced, speech with a lower confidence
+(:mod:`panelvox.analysis.free_lettering`). Two balloons traced as one region are
 parted at the outline's waist, and lettering where a rule is drawn between its rows
 (:mod:`panelvox.analysis.balloon_split`).
 
@@ -37,6 +38,7 @@ import numpy.typing as npt
 
 from panelvox.analysis.balloon_split import nearest_cluster, split_at_rules, split_at_waist
 from panelvox.analysis.block_roles import tell_roles
+from panelvox.analysis.free_lettering import board_kind, free_kind
 from panelvox.analysis.lettering import WordList, join_lines, language_of
 from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_groups import (
@@ -397,7 +399,7 @@ class BalloonsStage:
                 joined = overlapping([ln for ln in boxed if ln in free], members)
                 free, members = [ln for ln in free if ln not in joined], members + joined
                 for cluster in (c for cl in cluster_lines(members) for c in split_at_rules(cl, light)):
-                    kind, conf = self._free_kind(cluster, typical, params)
+                    kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio, captions=True)
                     blocks.append((cluster, _narration(kind, cluster), conf, None))
                 continue
             # two balloons whose outlines touch: a waist between lobes of lettering, each
@@ -420,10 +422,12 @@ class BalloonsStage:
                     one = own
                     if len(clusters) > 1:
                         one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
-                    blocks.append((cluster, own.kind, own.confidence, one))
+                    kind = own.kind if one.tail is not None else board_kind(own.kind, cluster, words)
+                    blocks.append((cluster, kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
-            kind, conf = self._free_kind(cluster, typical, params)
-            if _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params):
+            edge = _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params)
+            kind, conf = free_kind(cluster, typical, words, params.sfx_height_ratio, captions=edge)
+            if edge:
                 # lettering against a panel's top or bottom border whose outline was not
                 # traced: a caption box its words fill to the frame
                 kind = _narration(kind, cluster)
@@ -476,23 +480,3 @@ class BalloonsStage:
         if not _body_hugs_text(region, rbox, tbox, max(thickness(ln) for ln in members)):
             return None  # the fill leaked out of a broken outline into the panel
         return classify_shape(region, params, light, dented_captions=_latin(members))
-
-    @staticmethod
-    def _free_kind(
-        lines: Sequence[TextLine], typical: float, params: BalloonParams
-    ) -> tuple[BalloonKind, float]:
-        height = statistics.median(thickness(ln) for ln in lines)
-        text = " ".join(ln.text for ln in lines)
-        letters = sum(c.isalpha() for c in text)
-        if letters == 0:
-            return BalloonKind.OTHER, 0.8  # page numbers, dates
-        if height >= params.sfx_height_ratio * typical:
-            words = len(text.split())
-            if len(lines) == 1 and words <= 2:
-                return BalloonKind.SFX, 0.6
-            return BalloonKind.OTHER, 0.5  # titles, signs
-        if len(lines) >= 2 or len(text.split()) >= 3:
-            return BalloonKind.SPEECH, 0.5  # lettering whose outline was not found
-        if text.rstrip(" '\"’”")[-1:] in ("!", "?", "…") and letters >= 2:
-            return BalloonKind.SPEECH, 0.4  # a short exclamation ("HUH!") whose balloon was not traced
-        return BalloonKind.OTHER, 0.4

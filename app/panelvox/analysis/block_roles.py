@@ -8,7 +8,7 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   script on a page lettered in another (Japanese in a book whose ComicInfo gives a
   Latin-script language, else where the page's lines are at least 85 % one script), and
   unsure untraced readings (under 0.8 confidence, whatever kind they were given) that are
-  mostly no word (scene text under 0.7 whatever it holds), scene text holding no word at
+  mostly no word (scene text and display lettering under 0.7 whatever they hold), scene text holding no word at
   all however surely read (an artist's signature, marks in the art; a word whose first
   letter the detector lost is lettering), unsure readings whose boxes cross each other
   (the detector confused by lettering or hatching), and one word read with under
@@ -141,12 +141,13 @@ def is_not_lettering(block: Balloon, read: float, lexicon: Lexicon, foreign: set
         # ("RAY WILLNER" read "RIYWILLNR") or a misread of marks in the art
         return True
     if read < SCRIBBLE_CONFIDENCE:
-        # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign or scene
-        # text read very unsurely, whatever it holds (lettering of a balloon or caption
-        # whose outline was not traced is said, unsure, while it holds words)
+        # mostly no word, whatever kind it was given ("PCHKE" as a sound); a sign, scene
+        # text or display lettering read very unsurely, whatever it holds (lettering of a
+        # balloon or caption whose outline was not traced is said, unsure, while it holds words)
         tokens = [w for w in _TOKEN.findall(text) if len(w) > 1]
         unworded = 2 * sum(map(lexicon, tokens)) < len(tokens)
-        return unworded or (block.kind is BalloonKind.OTHER and read < SCRIBBLE_CONFIDENCE - 0.1)
+        art = block.kind in (BalloonKind.OTHER, BalloonKind.SFX)
+        return unworded or (art and read < SCRIBBLE_CONFIDENCE - 0.1)
     return False
 
 
@@ -190,9 +191,15 @@ def _caption_box(block: Balloon, panels: Mapping[str, Panel], typical: float, wo
     b, p, gap = block.bbox, panel.bbox, CAPTION_EDGE * typical
     if b.x0 - p.x0 > gap or p.x1 - b.x1 > gap or (b.y0 - p.y0 > gap and p.y1 - b.y1 > gap):
         return False
-    if {"!", "?"} & set(block.text):
+    return told_in_past(block.text, words)
+
+
+def told_in_past(text: str, words: WordList) -> bool:
+    """Lettering told in the past tense ("HIS HEAD DROPPED BACK"), without a cry or a
+    question: narration's voice, not dialogue's."""
+    if {"!", "?"} & set(text):
         return False
-    tokens = [t.lower() for t in _TOKEN.findall(block.text)]
+    tokens = [t.lower() for t in _TOKEN.findall(text)]
     return any(len(t) >= 5 and t.endswith("ed") and words.knows(t) for t in tokens)
 
 
@@ -265,7 +272,7 @@ def tell_roles(
     return [title if b is titles[0] else _sound_or_cry(b, lexicon, b.id in large) for b in rest]
 
 
-def _stretched_in(token: str, words: frozenset[str]) -> bool:
+def stretched_in(token: str, words: frozenset[str]) -> bool:
     """``token`` is one of ``words``, stretched or not ("RRINGG", "ZAPP", "YEEOWW")."""
     t = token.lower()
     return t in words or re.sub(r"(.)\1+", r"\1", t) in words or re.sub(r"(.)\1{2,}", r"\1\1", t) in words
@@ -273,7 +280,7 @@ def _stretched_in(token: str, words: frozenset[str]) -> bool:
 
 def _is_sound(token: str) -> bool:
     """A sound spelt out, stretched or not ("BANG", "RRINGG", "ZAPP", "WHAMMM")."""
-    return _stretched_in(token, sound_words())
+    return stretched_in(token, sound_words())
 
 
 def _all_sounds(block: Balloon) -> bool:
@@ -328,7 +335,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
         # a sound made by a thing ("CLAP", "CRASH! BANG!") is lettered in the art, whose
         # light ground was traced as an outline; a creature's voice ("WOOF!") in a balloon
         # is its line, unless it is display lettering
-        voice = any(_stretched_in(t, voice_words()) for t in bare)
+        voice = any(stretched_in(t, voice_words()) for t in bare)
         if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)) and (large or not voice):
             return replace(block, kind=BalloonKind.SFX)
         return block
@@ -339,7 +346,7 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
     sounds = [_is_sound(t.strip("'’")) for t in tokens]
     if all(sounds) and block.kind in (BalloonKind.SPEECH, BalloonKind.CAPTION, BalloonKind.OTHER):
         return replace(block, kind=BalloonKind.SFX)
-    cry = [lexicon(t) or _stretched_in(t.strip("'’"), interjection_words()) for t in tokens]
+    cry = [lexicon(t) or stretched_in(t.strip("'’"), interjection_words()) for t in tokens]
     if not any(sounds) and block.kind is BalloonKind.SFX and any(cry):  # "OUCH!", "YEEOWW!!"
         return replace(block, kind=BalloonKind.SPEECH)
     return block

@@ -19,8 +19,16 @@ from panelvox.model import BBox, TextLine
 
 
 def thickness(line: TextLine) -> float:
-    """A line's thickness: its height, or a vertical column's width."""
-    return line.bbox.width if line.vertical else line.bbox.height
+    """A line's thickness: its height, or a vertical column's width; a horizontal line with a
+    four-point outline is measured across its slope (a tilted line's box is taller than its
+    letters)."""
+    if line.vertical:
+        return line.bbox.width
+    t = line.bbox.height
+    p = line.polygon
+    if p is not None and len(p) == 4:
+        t = min(t, math.dist((p[0].x, p[0].y), (p[3].x, p[3].y)))
+    return t
 
 
 def cluster_lines(
@@ -168,22 +176,13 @@ def join_outline(line: TextLine, traced: Sequence[tuple[npt.NDArray[np.uint8], l
     return False
 
 
-def _slope(line: TextLine) -> float | None:
+def slope(line: TextLine) -> float | None:
     """The angle (radians) of a horizontal line's top edge, from its polygon; None without one."""
     p = line.polygon
     if p is None or len(p) != 4 or line.vertical:
         return None
     dx, dy = p[1].x - p[0].x, p[1].y - p[0].y
     return math.atan2(dy, dx) if dx > 0 else None
-
-
-def _own_thickness(line: TextLine, angle: float) -> float:
-    """The thickness of a line measured across its slope (a tilted line's box is taller)."""
-    t = thickness(line)
-    if angle and line.polygon is not None and len(line.polygon) == 4:
-        p = line.polygon
-        t = min(t, math.dist((p[0].x, p[0].y), (p[3].x, p[3].y)))
-    return t
 
 
 def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
@@ -196,7 +195,7 @@ def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
     """
     if lines and sum(ln.vertical for ln in lines) * 2 > len(lines):
         return sorted(lines, key=lambda ln: (-ln.bbox.center.x, ln.bbox.y0))
-    slopes = [a for a in (_slope(ln) for ln in lines) if a is not None]
+    slopes = [a for a in (slope(ln) for ln in lines) if a is not None]
     angle = statistics.median(slopes) if slopes else 0.0
     if abs(angle) < math.radians(3):
         angle = 0.0  # upright lettering: the boxes alone order it
@@ -218,7 +217,7 @@ def reading_order(lines: Sequence[TextLine]) -> list[TextLine]:
     for ln in sorted(lines, key=across):
         if (
             rows
-            and abs(across(ln) - across(rows[-1][0])) < 0.5 * _own_thickness(rows[-1][0], angle)
+            and abs(across(ln) - across(rows[-1][0])) < 0.5 * thickness(rows[-1][0])
             and all(beside(ln, other) for other in rows[-1])
         ):
             rows[-1].append(ln)
