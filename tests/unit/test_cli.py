@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import zipfile
@@ -49,3 +50,20 @@ def test_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
     )
     assert proc.stdout == "Title"  # the book's title line starts the output
     assert proc.stderr == ""
+
+
+def test_the_command_line_does_not_import_the_describers_modules_until_asked() -> None:
+    """`panelvox narrate` starts cold on every call: the description model's modules (the
+    registry, the llama backend, the describer and verifier) load only for describe/ask/models."""
+    code = (
+        "import sys; import panelvox.cli; "
+        "print(sorted(m for m in sys.modules if m in ("
+        "'panelvox.models.registry', 'panelvox.narration.vlm_backend', "
+        "'panelvox.narration.describe', 'panelvox.narration.verify')))"
+    )
+    app = str(Path(__file__).resolve().parents[2] / "app")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([app, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "[]"

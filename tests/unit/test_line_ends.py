@@ -11,6 +11,7 @@ from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_ends import (
     _piece_of,
     better_reading,
+    could_be_better,
     join_pieces,
     reread_ends,
     reread_non_words,
@@ -99,8 +100,29 @@ def test_a_cut_first_letter_is_read_again_and_the_line_comes_back_whole(lexicon:
     first, last = _ink_columns(image)
     det = _box(first + 9, 46, last + 4, 74)
     recs = [Recognition("UDDENLY HE SAW", 0.99)]
-    reread_ends(image, [det], [False], recs, lambda c: engine.recognize(c, lexicon), lexicon)
+    reread_ends(image, [det], [False], recs, lambda c, w: engine.recognize(c, lexicon, wanted=w), lexicon)
     assert recs[0].text == "SUDDENLY HE SAW"
+
+
+def test_a_widened_box_whose_reading_could_not_be_kept_is_not_read(lexicon: LetteringLexicon) -> None:
+    assert could_be_better("UDDENLY...", 9.0, lexicon)  # a non-word: any end may mend it
+    assert could_be_better("UDDENLY...", 0.0, lexicon)
+    assert could_be_better("CAN'T LOOK!", 14.0, lexicon)  # all words: only an "I" before it wins
+    assert not could_be_better("CAN'T LOOK!", 0.0, lexicon)  # ... and none came on the left
+    assert not could_be_better("H", 9.0, lexicon)  # too little to judge by
+    image, _ = _page("CAN'T LOOK!")
+    first, last = _ink_columns(image)
+    det = _box(first - 4, 46, last - 6, 74)  # the box cuts the "!": widened on the right only
+    assert widen(image, det, [])[0] == 0.0 and widen(image, det, [])[1] > 0
+    asked: list[list[bool]] = []
+
+    def read(crops: list[np.ndarray], wanted: list[bool]) -> list[Recognition]:
+        asked.append(wanted)
+        return [Recognition("I CAN'T LOOK!", 0.99)] * len(crops)
+
+    recs = [Recognition("CAN'T LOOK!", 0.99)]
+    reread_ends(image, [det], [False], recs, read, lexicon)
+    assert asked == [] and recs[0].text == "CAN'T LOOK!"
 
 
 def test_a_line_with_a_non_word_is_read_again_with_a_margin(lexicon: LetteringLexicon) -> None:

@@ -152,14 +152,19 @@ def reread_ends(
     dets: Sequence[Detection],
     tall: Sequence[bool],
     recs: list[Recognition],
-    read: Callable[[list[Image]], list[Recognition]],
+    read: Callable[[list[Image], list[bool]], list[Recognition]],
     lexicon: LetteringLexicon,
 ) -> None:
     """Read again, widened (see :func:`widen`), each upright horizontal line whose box cuts a
-    letter or leaves out a lone one; ``recs`` takes the better readings in place."""
+    letter or leaves out a lone one; ``recs`` takes the better readings in place.
+
+    ``read(crops, wanted)`` reads the wanted crops as they read among all of them (see
+    :meth:`~panelvox.models.ocr.OcrEngine.recognize`). A widened box whose reading cannot
+    be kept (:func:`could_be_better`) is not read."""
     boxes = [axis_box(d) for d in dets]
     todo: list[int] = []
     crops: list[Image] = []
+    wanted: list[bool] = []
     for i, (d, v) in enumerate(zip(dets, tall, strict=True)):
         if v or not is_level(d):
             continue  # columns and boxes at a slant keep theirs
@@ -167,9 +172,22 @@ def reread_ends(
         if left or right:
             todo.append(i)
             crops.append(crop_quad(image, _shifted(d.quad, left, right, image.shape[1]), vertical=False))
-    for i, r in zip(todo, read(crops) if crops else [], strict=True):
-        if better_reading(recs[i].text, r.text, lexicon):
+            wanted.append(could_be_better(recs[i].text, left, lexicon))
+    if not any(wanted):
+        return
+    for i, r, w in zip(todo, read(crops, wanted), wanted, strict=True):
+        if w and better_reading(recs[i].text, r.text, lexicon):
             recs[i] = r
+
+
+def could_be_better(old: str, left: float, lexicon: LetteringLexicon) -> bool:
+    """Whether a reading of the box widened by ``left`` pixels on the left (and perhaps on
+    the right) can pass :func:`better_reading` over ``old``: not when ``old`` is too short
+    to judge, nor when it is all words and nothing was added on the left, where the only
+    reading kept is ``old`` with a lone "I" before it."""
+    if sum(c.isalnum() for c in old) < 3:
+        return False
+    return left > 0 or _non_words(old, lexicon) > 0
 
 
 #: the margin, in line heights, a line with a non-word is read again with (sides, top and bottom)

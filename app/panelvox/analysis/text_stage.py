@@ -229,7 +229,9 @@ class TextStage:
             [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon, head
         )
         # a letter the box cut, or a lone "I" it left out, read again with the box widened
-        reread_ends(image, dets, tall, recs, lambda c: engine.recognize(c, lexicon, head), lexicon)
+        reread_ends(
+            image, dets, tall, recs, lambda c, w: engine.recognize(c, lexicon, head, wanted=w), lexicon
+        )
         # a line with a non-word read again with a margin round its box
         reread_non_words(image, dets, tall, recs, lambda c: engine.recognize(c, lexicon, head), lexicon)
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
@@ -267,7 +269,8 @@ class TextStage:
         lines = redetect(
             image,
             [(d, r, v) for d, r, v in lines if r.text and not _is_noise(r.text)],
-            lambda im: engine.detect(im, min_side=max(im.shape[:2])),
+            # only the quadrilaterals are kept: no outline pass
+            lambda im: engine.detect(im, min_side=max(im.shape[:2]), outlines=False),
             lambda c: engine.recognize(c, lexicon, head),
             lexicon,
             unread=unread,

@@ -199,8 +199,8 @@ def reread_merged(
         x0, y0, x1, y1 = _box(d)
         m = 0.25 * median
         region = (max(0.0, x0 - m), max(0.0, y0 - m), min(float(w), x1 + m), min(float(h), y1 + m))
-        found = _upright(image, region, 0.0, detect, read)
-        if found is None or len(found) < 2:
+        found = _upright(image, region, 0.0, detect, read, min_lines=2)
+        if found is None:
             continue
         if _word_letters([fr for _d, fr in found], is_word) > _word_letters([r], is_word):
             found_at[k] = found
@@ -232,7 +232,11 @@ def _upright(
     angle: float,
     detect: Detect,
     read: Read,
+    *,
+    min_lines: int = 1,
 ) -> list[tuple[Detection, Recognition]] | None:
+    """The lines detected in ``region`` turned by ``angle``, read, in page pixels; None
+    when fewer than ``min_lines`` are found (then nothing is read)."""
     x0, y0, x1, y1 = (round(v) for v in region)
     crop = image[y0:y1, x0:x1]
     ch, cw = crop.shape[:2]
@@ -248,7 +252,7 @@ def _upright(
     warped = cv2.warpAffine(crop, m, (nw, nh), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
     turned: Image = np.ascontiguousarray(warped, dtype=np.uint8)
     found = [d for d in detect(turned) if min(d.width, d.height) >= 6 and d.width > d.height]
-    if not found:
+    if not found or len(found) < min_lines:
         return None
     recs = read([crop_quad(turned, d.quad, vertical=False) for d in found])
     back = cv2.invertAffineTransform(m)

@@ -6,16 +6,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from panelvox.cli.common import check_page
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
-from panelvox.models.registry import ModelRegistry
-from panelvox.narration.describe import Describer
-from panelvox.narration.page_narration import ask, cited_words, describe_verified
-from panelvox.narration.vlm_backend import LlamaBackend, backend_for
-from panelvox.pages.opening import open_book_pages
+
+if TYPE_CHECKING:
+    from panelvox.narration.vlm_backend import LlamaBackend
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +41,13 @@ def run_ask(
     use_model: bool = True,
     out: TextIO | None = None,
 ) -> int:
+    # the describer's modules are imported when asking (not on every `panelvox` start)
+    from panelvox.models.registry import ModelRegistry
+    from panelvox.narration.describe import Describer
+    from panelvox.narration.page_narration import ask, cited_words, describe_verified
+    from panelvox.narration.vlm_backend import backend_for
+    from panelvox.pages.opening import open_book_pages
+
     out = out or sys.stdout
     with open_book_pages(book) as pages:
         check_page(page, pages.book.page_count)

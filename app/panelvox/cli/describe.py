@@ -7,17 +7,14 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from panelvox.cli.common import check_page
 from panelvox.i18n import _
 from panelvox.models.device import Device
-from panelvox.models.registry import ModelRegistry
-from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
-from panelvox.narration.page_narration import compose_page_narration, describe_verified, panel_utterances
-from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel
-from panelvox.narration.vlm_backend import backend_for
-from panelvox.pages.opening import open_book_pages
+
+if TYPE_CHECKING:
+    from panelvox.narration.verify import VerifiedPanel
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,6 +66,14 @@ class DescribeOptions:
 
 
 def run_describe(opts: DescribeOptions, out: TextIO | None = None) -> int:
+    # the describer's modules are imported when describing (not on every `panelvox` start)
+    from panelvox.models.registry import ModelRegistry
+    from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
+    from panelvox.narration.page_narration import compose_page_narration, describe_verified, panel_utterances
+    from panelvox.narration.verify import FlaggedPolicy
+    from panelvox.narration.vlm_backend import backend_for
+    from panelvox.pages.opening import open_book_pages
+
     out = out or sys.stdout
     with open_book_pages(opts.book) as pages:
         check_page(opts.page, pages.book.page_count)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from panelvox.errors import ModelUnavailable
 from panelvox.i18n import _
-from panelvox.models.registry import ModelEntry, ModelRegistry, ModelRole
+
+if TYPE_CHECKING:  # imported when the command runs, not on every `panelvox` start
+    from panelvox.models.registry import ModelEntry, ModelRegistry
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,6 +52,8 @@ def run_models(
     registry: ModelRegistry | None = None,
     out: TextIO | None = None,
 ) -> int:
+    from panelvox.models.registry import ModelRegistry
+
     out = out or sys.stdout
     reg = registry or ModelRegistry()
     if action == "add":
@@ -87,6 +91,8 @@ def run_models(
 
 
 def _describe(entry: ModelEntry) -> str:
+    from panelvox.models.registry import ModelRole
+
     if entry.role is ModelRole.VLM:
         return f"{entry.architecture} + {entry.projector} image encoder"
     return f"{entry.architecture}, text only"

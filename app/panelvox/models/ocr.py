@@ -303,9 +303,11 @@ class OcrEngine:
         x = (resized.astype(np.float32) / 255.0 - 0.5) / 0.5
         return np.ascontiguousarray(x.transpose(2, 0, 1)[np.newaxis])
 
-    def detect(self, image: Image, *, min_side: int | None = None) -> list[Detection]:
+    def detect(self, image: Image, *, min_side: int | None = None, outlines: bool = True) -> list[Detection]:
         """Text quadrilaterals on an RGB page, in page pixels; an image smaller than
-        ``min_side`` (default: the config's ``det_min_side``) is enlarged to it first."""
+        ``min_side`` (default: the config's ``det_min_side``) is enlarged to it first.
+        ``outlines``: give each line its reported outline (:meth:`_outlines`; a caller that
+        keeps only the quadrilaterals saves that pass)."""
         h, w = image.shape[:2]
         if h < 4 or w < 4:
             return []
@@ -331,7 +333,7 @@ class OcrEngine:
             )
             strict = combine_passes(found, strict, self.config.split_ratio) if strict else found
         found = combine_passes(dets, strict, self.config.split_ratio)
-        return self._outlines(found, pred, (h, w))
+        return self._outlines(found, pred, (h, w)) if outlines else found
 
     def _outlines(
         self, dets: list[Detection], pred: npt.NDArray[np.float32], size: tuple[int, int]
@@ -356,11 +358,21 @@ class OcrEngine:
 
     # -- recognition -------------------------------------------------------------
     def recognize(
-        self, crops: Sequence[Image], lexicon: Lexicon | None = None, head: str = FULL
+        self,
+        crops: Sequence[Image],
+        lexicon: Lexicon | None = None,
+        head: str = FULL,
+        *,
+        wanted: Sequence[bool] | None = None,
     ) -> list[Recognition]:
         """Read each RGB crop as one horizontal line of text; with ``lexicon``, a line with a
         token that is no word is decoded again by a word-aware beam search. ``head``: the
-        full model, or its Latin-script classes only (:mod:`panelvox.models.ocr_head`)."""
+        full model, or its Latin-script classes only (:mod:`panelvox.models.ocr_head`).
+
+        ``wanted``: read only the crops marked True (the others come back empty), each
+        exactly as it reads among all of ``crops``: a crop's reading depends on the width
+        its batch is padded to, so the batches are planned over every crop and only the
+        wanted ones run."""
         if not crops:
             return []
         cfg = self.config
@@ -372,19 +384,27 @@ class OcrEngine:
             idx = order[start : start + cfg.rec_batch]
             max_ratio = max(320 / cfg.rec_height, *(ratios[i] for i in idx))
             width = math.ceil(cfg.rec_height * max_ratio)
-            batch = np.zeros((len(idx), 3, cfg.rec_height, width), dtype=np.float32)
-            for k, i in enumerate(idx):
-                crop = cv2.cvtColor(crops[i], cv2.COLOR_RGB2BGR)
-                rw = min(width, max(1, math.ceil(cfg.rec_height * ratios[i])))
-                resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
-                batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
             # wide lines run a few at a time (same padded width, so the same readings): the
             # full model's output, a score per step for each of its 18,710 classes, is most
             # of the memory a page costs
             step = max(1, cfg.rec_max_columns // width)
             for part in range(0, len(idx), step):
-                preds = rec.session.run(None, {rec.input: batch[part : part + step]})[0]
-                for k, i in enumerate(idx[part : part + step]):
+                run = idx[part : part + step]
+                keep = [i for i in run if wanted is None or wanted[i]]
+                if not keep:
+                    continue
+                # onnxruntime runs a batch of one through other kernels than a larger batch
+                # (the scores differ in their last bits; batches of two or more agree): a
+                # crop planned among others never runs alone
+                rows = keep if len(keep) > 1 or len(run) == 1 else keep * 2
+                batch = np.zeros((len(rows), 3, cfg.rec_height, width), dtype=np.float32)
+                for k, i in enumerate(rows):
+                    crop = cv2.cvtColor(crops[i], cv2.COLOR_RGB2BGR)
+                    rw = min(width, max(1, math.ceil(cfg.rec_height * ratios[i])))
+                    resized = cv2.resize(crop, (rw, cfg.rec_height)).astype(np.float32)
+                    batch[k, :, :, :rw] = (resized.transpose(2, 0, 1) / 255.0 - 0.5) / 0.5
+                preds = rec.session.run(None, {rec.input: batch})[0]
+                for k, i in enumerate(keep):
                     text, score = rec.decoder.decode(preds[k], lexicon)
                     out[i] = Recognition(text.strip(), score)
         return out
