@@ -64,9 +64,9 @@ class NarrationPrefs:
     uncertainty_threshold: float = 0.5
     #: recognition confidence (a block's least sure line) below which its words get the cue:
     #: where, on the cib golden scripts, a line is wrong at least as often as right (below
-    #: 0.8, half the lines are; from 0.8 to 0.85, 43 %, once the fifth stop's lettering
-    #: fixes mended many of them; see docs/benchmarks.md)
-    text_threshold: float = 0.8
+    #: 0.7, both lines are; from 0.7 to 0.8, a third, once the sixth stop's lettering fixes
+    #: mended many of them; see docs/benchmarks.md)
+    text_threshold: float = 0.7
     auto_advance: bool = False
     character_voices: bool = True
     backend: str | None = None  # preferred speech backend; None: automatic
