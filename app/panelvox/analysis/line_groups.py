@@ -9,13 +9,35 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from panelvox.model import BBox, TextLine
+
+
+def linked_groups(n: int, linked: Callable[[int, int], bool]) -> list[list[int]]:
+    """The indices ``0..n-1`` in groups joined by ``linked`` (for ``i < j``, asked only of
+    two not yet in one group), each group in index order, the groups in the order of their
+    first members."""
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if find(i) != find(j) and linked(i, j):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
 
 
 def thickness(line: TextLine) -> float:
@@ -42,40 +64,27 @@ def cluster_lines(
     the same height (Japanese balloons are top-aligned): a column starting more than a
     character lower or higher begins another block.
     """
-    n = len(lines)
-    parent = list(range(n))
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    def linked(i: int, j: int) -> bool:
+        a, b = lines[i], lines[j]
+        if a.vertical != b.vertical:
+            return False
+        ta, tb = thickness(a), thickness(b)
+        if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby or _set_within(a, b)):
+            return False
+        if a.vertical and abs(a.bbox.y0 - b.bbox.y0) > 1.2 * max(ta, tb):
+            return False
+        limit = gap * min(ta, tb)
+        if a.vertical:
+            dist = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)
+            overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
+        else:
+            dist = max(a.bbox.y0, b.bbox.y0) - min(a.bbox.y1, b.bbox.y1)
+            overlap = min(a.bbox.x1, b.bbox.x1) - max(a.bbox.x0, b.bbox.x0)
+        # side by side is two blocks (two captions, two columns); stacked is one
+        return dist <= limit and overlap > 0.2 * min(ta, tb)
 
-    for i in range(n):
-        a = lines[i]
-        for j in range(i + 1, n):
-            b = lines[j]
-            if a.vertical != b.vertical:
-                continue
-            ta, tb = thickness(a), thickness(b)
-            if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby or _set_within(a, b)):
-                continue
-            if a.vertical and abs(a.bbox.y0 - b.bbox.y0) > 1.2 * max(ta, tb):
-                continue
-            limit = gap * min(ta, tb)
-            if a.vertical:
-                dist = max(a.bbox.x0, b.bbox.x0) - min(a.bbox.x1, b.bbox.x1)
-                overlap = min(a.bbox.y1, b.bbox.y1) - max(a.bbox.y0, b.bbox.y0)
-            else:
-                dist = max(a.bbox.y0, b.bbox.y0) - min(a.bbox.y1, b.bbox.y1)
-                overlap = min(a.bbox.x1, b.bbox.x1) - max(a.bbox.x0, b.bbox.x0)
-            # side by side is two blocks (two captions, two columns); stacked is one
-            if dist <= limit and overlap > 0.2 * min(ta, tb):
-                parent[find(i)] = find(j)
-    groups: dict[int, list[TextLine]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(lines[i])
-    return list(groups.values())
+    return [[lines[i] for i in g] for g in linked_groups(len(lines), linked)]
 
 
 def extent(lines: Sequence[TextLine]) -> BBox:

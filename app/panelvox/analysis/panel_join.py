@@ -18,13 +18,13 @@ vertical pages are left as they are.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
 import numpy as np
 
+from panelvox.analysis.line_groups import linked_groups
 from panelvox.model import Balloon, BalloonKind, BBox, Image, Panel, Point, ReadingDirection
 
 #: share of a balloon's box that must lie in each of the two panels
@@ -45,29 +45,18 @@ def join_split_panels(
     keeps its id); unchanged when no balloon crosses an undrawn border, or on a manga page."""
     if direction is not ReadingDirection.LTR:
         return tuple(panels)
-    parent = list(range(len(panels)))
+    boxes = [q.bbox for q in blocks]
+    dialogue = [b.bbox for b in blocks if b.kind in _DIALOGUE and b.bbox.area > 0]
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
+    def one_panel(i: int, j: int) -> bool:
+        pi, pj = panels[i].bbox, panels[j].bbox
+        if pi.intersection(pj) > MAX_OVERLAP * min(pi.area, pj.area):
+            return False
+        crossed = any(min(b.intersection(pi), b.intersection(pj)) >= MIN_SHARE * b.area for b in dialogue)
+        return crossed and not _border_drawn(image, pi, pj, boxes)
 
-    for b in blocks:
-        if b.kind not in _DIALOGUE or b.bbox.area <= 0:
-            continue
-        for i, j in itertools.combinations(range(len(panels)), 2):
-            pi, pj = panels[i].bbox, panels[j].bbox
-            if pi.intersection(pj) > MAX_OVERLAP * min(pi.area, pj.area):
-                continue
-            if min(b.bbox.intersection(pi), b.bbox.intersection(pj)) < MIN_SHARE * b.bbox.area:
-                continue
-            if _border_drawn(image, pi, pj, [q.bbox for q in blocks]):
-                continue
-            parent[root(j)] = root(i)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(panels)):
-        groups.setdefault(root(i), []).append(i)
-    return tuple(_joined([panels[k] for k in g]) if len(g) > 1 else panels[g[0]] for g in groups.values())
+    groups = linked_groups(len(panels), one_panel)
+    return tuple(_joined([panels[k] for k in g]) if len(g) > 1 else panels[g[0]] for g in groups)
 
 
 def _border_drawn(image: Image, a: BBox, b: BBox, blocks: Sequence[BBox]) -> bool:

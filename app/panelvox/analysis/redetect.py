@@ -29,6 +29,7 @@ import numpy.typing as npt
 from panelvox.analysis.lettering import lettering_word, segment
 from panelvox.analysis.lexicon import LetteringLexicon, contracted
 from panelvox.analysis.line_ends import TOKEN, is_level
+from panelvox.analysis.line_groups import linked_groups
 from panelvox.analysis.tilted_text import Line
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, Recognition, crop_quad
@@ -110,26 +111,15 @@ def _filled(fill: npt.NDArray[np.uint8], seed: tuple[int, int], least: int) -> t
 def _stacks(boxes: Sequence[Box], thick: Sequence[float]) -> list[list[int]]:
     """Lines stacked into one block: of about one size, overlapping sideways, at most a
     line height apart from top to bottom."""
-    parent = list(range(len(boxes)))
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    def linked(i: int, j: int) -> bool:
+        a, b = boxes[i], boxes[j]
+        if max(thick[i], thick[j]) > 1.5 * min(thick[i], thick[j]):
+            return False
+        gap = max(a[1], b[1]) - min(a[3], b[3])
+        return gap <= min(thick[i], thick[j]) and min(a[2], b[2]) > max(a[0], b[0])
 
-    for i, a in enumerate(boxes):
-        for j in range(i):
-            b = boxes[j]
-            if max(thick[i], thick[j]) > 1.5 * min(thick[i], thick[j]):
-                continue
-            gap = max(a[1], b[1]) - min(a[3], b[3])
-            if gap <= min(thick[i], thick[j]) and min(a[2], b[2]) > max(a[0], b[0]):
-                parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(boxes)):
-        groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
+    return linked_groups(len(boxes), linked)
 
 
 def _letters(

@@ -22,6 +22,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from panelvox.analysis.line_groups import linked_groups
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, Recognition, crop_quad
 
@@ -56,25 +57,17 @@ def _box(d: Detection) -> tuple[float, float, float, float]:
 def slanted_groups(dets: Sequence[Detection]) -> list[list[int]]:
     """Indices of slanted lines that lie together (two or more, sloping the same way)."""
     tilted = [i for i, d in enumerate(dets) if MIN_SLANT <= abs(slant(d)) <= MAX_SLANT and d.width > d.height]
-    parent = {i: i for i in tilted}
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
+    def linked(p: int, q: int) -> bool:
+        a, b = tilted[p], tilted[q]
+        if (slant(dets[a]) > 0) != (slant(dets[b]) > 0):
+            return False
+        ba, bb = _box(dets[a]), _box(dets[b])
+        gap = max(ba[0] - bb[2], bb[0] - ba[2], ba[1] - bb[3], bb[1] - ba[3])
+        return gap <= min(dets[a].height, dets[b].height)
 
-    for a in tilted:
-        for b in tilted:
-            if a >= b or (slant(dets[a]) > 0) != (slant(dets[b]) > 0):
-                continue
-            ba, bb = _box(dets[a]), _box(dets[b])
-            gap = max(ba[0] - bb[2], bb[0] - ba[2], ba[1] - bb[3], bb[1] - ba[3])
-            if gap <= min(dets[a].height, dets[b].height):
-                parent[find(a)] = find(b)
-    groups: dict[int, list[int]] = {}
-    for i in tilted:
-        groups.setdefault(find(i), []).append(i)
-    return [g for g in groups.values() if len(g) >= 2]
+    groups = [[tilted[p] for p in g] for g in linked_groups(len(tilted), linked)]
+    return [g for g in groups if len(g) >= 2]
 
 
 def _overlap(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> float:
