@@ -11,15 +11,13 @@ part. There the line is cut, and each part read again, so each joins its own bal
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.tilted_text import Line
+from panelvox.analysis.tilted_text import Line, Read
 from panelvox.model import Image
-from panelvox.models.ocr import Detection, Recognition, crop_quad
+from panelvox.models.ocr import Detection, crop_quad
 from panelvox.models.text_boxes import Quad, axis_box
 
 Mask = npt.NDArray[np.uint8]
@@ -146,9 +144,7 @@ def split_quad(quad: Quad, x: float, gap: float) -> tuple[Quad, Quad]:
     return left, right
 
 
-def cut_at_outlines(
-    image: Image, lines: list[Line], read: Callable[[list[Image]], list[Recognition]]
-) -> list[Line]:
+def cut_at_outlines(image: Image, lines: list[Line], read: Read) -> list[Line]:
     """``lines`` with each horizontal line that an outline crosses cut there into two lines,
     each read again; where either part reads as nothing, the line stays whole."""
     todo = []

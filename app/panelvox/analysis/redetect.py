@@ -19,7 +19,7 @@ contains when it reads more letters of words than they did. An unsure reading is
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -30,13 +30,11 @@ from panelvox.analysis.lettering import lettering_word, segment
 from panelvox.analysis.lexicon import LetteringLexicon, contracted
 from panelvox.analysis.line_ends import TOKEN, is_level
 from panelvox.analysis.line_groups import linked_groups
-from panelvox.analysis.tilted_text import Line
+from panelvox.analysis.tilted_text import Detect, Line, Read
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, Recognition, crop_quad
 from panelvox.models.text_boxes import Box, axis_box
 
-Read = Callable[[list[Image]], list[Recognition]]
-Detect = Callable[[Image], list[Detection]]
 Mask = npt.NDArray[np.uint8]
 
 #: a page line read with less confidence than this covers nothing (it is dropped later)

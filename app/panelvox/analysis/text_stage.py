@@ -215,6 +215,10 @@ class TextStage:
         engine = self.engine
         lexicon = self.lexicon
         times = self.times or StepTimes()
+
+        def read(crops: Sequence[Image], wanted: Sequence[bool] | None = None) -> list[Recognition]:
+            return engine.recognize(crops, lexicon, head, wanted=wanted)
+
         t0 = time.perf_counter()
         dets = [d for d in engine.detect(image) if min(d.width, d.height) >= 6]
         found = None if self.read_dense else dense_text(dets, image.shape[0])
@@ -229,11 +233,9 @@ class TextStage:
             [crop_quad(image, d.quad, vertical=v) for d, v in zip(dets, tall, strict=True)], lexicon, head
         )
         # a letter the box cut, or a lone "I" it left out, read again with the box widened
-        reread_ends(
-            image, dets, tall, recs, lambda c, w: engine.recognize(c, lexicon, head, wanted=w), lexicon
-        )
+        reread_ends(image, dets, tall, recs, read, lexicon)
         # a line with a non-word read again with a margin round its box
-        reread_non_words(image, dets, tall, recs, lambda c: engine.recognize(c, lexicon, head), lexicon)
+        reread_non_words(image, dets, tall, recs, read, lexicon)
         # A tall box is a vertical column in Japanese but can be a short Latin word ("I!");
         # where the column reading is not Japanese, try the box upright and keep the better.
         retry = [
@@ -242,9 +244,7 @@ class TextStage:
             if v and script_of(r.text) != "japanese"
         ]
         if retry:
-            upright = engine.recognize(
-                [crop_quad(image, dets[i].quad, vertical=False) for i in retry], lexicon, head
-            )
+            upright = read([crop_quad(image, dets[i].quad, vertical=False) for i in retry])
             for i, r in zip(retry, upright, strict=True):
                 if r.score > recs[i].score:
                     recs[i] = r
@@ -254,24 +254,22 @@ class TextStage:
             image,
             list(zip(dets, recs, tall, strict=True)),
             lambda im: engine.detect(im, min_side=REREAD_MIN_SIDE),
-            lambda c: engine.recognize(c, lexicon, head),
+            read,
             lexicon,
         )
         # lines set so close that the detector ran them into one box are found apart
-        lines = reread_merged(
-            image, lines, engine.detect, lambda c: engine.recognize(c, lexicon, head), lexicon
-        )
+        lines = reread_merged(image, lines, engine.detect, read, lexicon)
         # a line run across two balloons' rows is cut at the outline between them
-        lines = cut_at_outlines(image, lines, lambda c: engine.recognize(c, lexicon, head))
+        lines = cut_at_outlines(image, lines, read)
         # a short word the detector cut off a line's end ("THING" "I") read with its line
-        lines = join_pieces(image, lines, lambda c: engine.recognize(c, lexicon, head), lexicon)
+        lines = join_pieces(image, lines, read, lexicon)
         # ink inside a balloon that no line covers: lettering too small for the page's pass
         lines = redetect(
             image,
             [(d, r, v) for d, r, v in lines if r.text and not _is_noise(r.text)],
             # only the quadrilaterals are kept: no outline pass
             lambda im: engine.detect(im, min_side=max(im.shape[:2]), outlines=False),
-            lambda c: engine.recognize(c, lexicon, head),
+            read,
             lexicon,
             unread=unread,
         )
