@@ -50,6 +50,15 @@ _SLANTED_BANG = re.compile(r"(?<=[A-Za-z])[.,]?/(?!\d)\s*")
 _SENTENCE_ONE = re.compile(r"(?:(?<=[!?] )|(?<=\.\. ))1(?= [A-Z]{2}|$)")
 
 
+def _mostly_words(tokens: Iterable[str], known: Known, share: float, but: str | None = None) -> bool:
+    """Whether at least ``share`` of ``tokens`` (less one ``but``, the token being judged)
+    are words: a line in English, whose misreads English explains; true of no tokens."""
+    rest = list(tokens)
+    if but in rest:
+        rest.remove(but)
+    return sum(known(t) for t in rest) >= share * len(rest)
+
+
 def _plain(token: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", token) if not unicodedata.combining(c))
 
@@ -59,7 +68,7 @@ def drop_accents(text: str, known: Known) -> str:
     accent is a word ("COMÉ") or the token is a word broken at the line's end ("HALLUCÍ-");
     a lone accented letter ("À") is no misread."""
     tokens = _BARE.findall(text)
-    english = bool(tokens) and sum(known(t) for t in tokens) >= 0.6 * len(tokens)
+    english = bool(tokens) and _mostly_words(tokens, known, 0.6)
 
     def fix(m: re.Match[str]) -> str:
         tok = m.group(0)
@@ -103,9 +112,7 @@ def contractions(text: str, known: Known, forms: Iterable[str]) -> str:
 
     def lost(m: re.Match[str]) -> str:
         tok = m.group(0)
-        others = list(tokens)
-        others.remove(tok)
-        if known(tok) or (others and sum(known(t) for t in others) < 0.5 * len(others)):
+        if known(tok) or not _mostly_words(tokens, known, 0.5, but=tok):
             return tok  # a word, or a line not in English ("IM HAUS")
         form = restored(tok)
         if form is not None:
@@ -190,10 +197,7 @@ def look_alikes(text: str, known: Known, freqs: WordFrequencies, keep: Collectio
         tok = m.group(0)
         if tok.lower() in keep:
             return tok
-        others = list(tokens)
-        if tok in others:
-            others.remove(tok)
-        if others and sum(known(t) for t in others) < 0.6 * len(others):
+        if not _mostly_words(tokens, known, 0.6, but=tok):
             return tok  # a line not in English
         cands = [
             tok[:i] + LOOK_ALIKES[ch] + tok[i + 1 :]
