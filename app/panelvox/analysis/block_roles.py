@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from panelvox.analysis.block_pieces import rejoin_balloons
@@ -283,10 +283,16 @@ def _is_sound(token: str) -> bool:
     return stretched_in(token, sound_words())
 
 
+def made_of(text: str, test: Callable[[str], bool]) -> bool:
+    """Whether ``text`` has words and each passes ``test`` (its words of two letters or
+    more, apostrophes off their ends): lettering made only of sounds, or only of cries."""
+    tokens = [t.strip("'’") for t in _TOKEN.findall(text) if len(t.strip("'’")) > 1]
+    return bool(tokens) and all(map(test, tokens))
+
+
 def _all_sounds(block: Balloon) -> bool:
     """Lettering made only of sounds spelt out ("SOCK!", "CRASH! BANG!")."""
-    tokens = [t.strip("'’") for t in _TOKEN.findall(block.text) if len(t.strip("'’")) > 1]
-    return bool(tokens) and all(map(_is_sound, tokens))
+    return made_of(block.text, _is_sound)
 
 
 def _opens_narration(text: str) -> bool:
@@ -340,7 +346,8 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
             return replace(block, kind=BalloonKind.SFX)
         return block
     if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER, BalloonKind.CAPTION):
-        text = _display_initial(block.text, lexicon)
+        # a caption's display initial was put back above
+        text = block.text if block.kind is BalloonKind.CAPTION else _display_initial(block.text, lexicon)
         if _opens_narration(text):
             return replace(block, kind=BalloonKind.CAPTION, text=text)
     sounds = [_is_sound(t.strip("'’")) for t in tokens]

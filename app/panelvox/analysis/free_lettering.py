@@ -20,11 +20,10 @@ slanted lettering in a traced outline without a tail is a sign's board (:func:`b
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from collections.abc import Sequence
 
-from panelvox.analysis.block_roles import SCRIBBLE_CONFIDENCE, stretched_in, told_in_past
+from panelvox.analysis.block_roles import SCRIBBLE_CONFIDENCE, made_of, stretched_in, told_in_past
 from panelvox.analysis.lettering import WordList, interjection_words
 from panelvox.analysis.line_groups import slope, thickness
 from panelvox.model import BalloonKind, TextLine
@@ -32,7 +31,6 @@ from panelvox.model import BalloonKind, TextLine
 #: lettering whose lines slope this much (degrees, their median) is set at a slant: above
 #: the wobble of hand lettering and of the detector's boxes on level lines
 SLANT = 4.0
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’]*")
 #: narration is told in sentences: a slanted caption has at least this many words
 NARRATION_WORDS = 4
 
@@ -78,8 +76,7 @@ def free_kind(
 
 def _cry(text: str) -> bool:
     """Lettering made only of cries ("OW-W", "YEOWW!", "OH! OH!"), stretched or not."""
-    tokens = [t.strip("'’") for t in _TOKEN.findall(text) if len(t.strip("'’")) > 1]
-    return bool(tokens) and all(stretched_in(t, interjection_words()) for t in tokens)
+    return made_of(text, lambda t: stretched_in(t, interjection_words()))
 
 
 def board_kind(kind: BalloonKind, lines: Sequence[TextLine], words: WordList) -> BalloonKind:
