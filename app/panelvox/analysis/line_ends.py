@@ -224,7 +224,8 @@ def reread_non_words(
             continue
         if sum(c.isalnum() for c in recs[i].text) < 3:
             continue
-        h = float(axis_box(d)[3] - axis_box(d)[1])
+        box = axis_box(d)
+        h = float(box[3] - box[1])
         q = _grown(d.quad, _MARGIN[0] * h, _MARGIN[1] * h, width, height)
         todo.append(i)
         crops.append(crop_quad(image, q, vertical=False))

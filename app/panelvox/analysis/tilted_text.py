@@ -245,7 +245,7 @@ def _upright(
     warped = cv2.warpAffine(crop, m, (nw, nh), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
     turned: Image = np.ascontiguousarray(warped, dtype=np.uint8)
     found = [d for d in detect(turned) if min(d.width, d.height) >= 6 and d.width > d.height]
-    if not found or len(found) < min_lines:
+    if len(found) < min_lines:
         return None
     recs = read([crop_quad(turned, d.quad, vertical=False) for d in found])
     back = cv2.invertAffineTransform(m)
