@@ -208,3 +208,28 @@ def test_a_piece_read_surely_as_a_word_stays_its_own(lexicon: LetteringLexicon) 
     piece = (_box(first - 2, 44, 112, 74), Recognition("NO", 0.98), False)
     out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
     assert [r.text for _d, r, _v in out] == ["MORE TRICKS", "NO"]
+
+
+def test_a_sure_word_continues_a_line_only_where_its_box_touches_the_lines_end() -> None:
+    line = (70.0, 53.0, 294.0, 75.0)
+    assert _piece_of((293, 57, 321, 72), line, touching=True) == 1  # overlapping by a pixel
+    assert _piece_of((296, 57, 324, 72), line, touching=True) == 1  # a hairline away
+    assert _piece_of((305, 57, 333, 72), line, touching=True) == 0  # a word space away
+    assert _piece_of((270, 57, 298, 72), line, touching=True) == 0  # mostly inside the line's box
+    assert _piece_of((42, 57, 71, 72), line, touching=True) == -1
+
+
+def test_a_sure_word_the_detector_cut_off_a_lines_end_is_read_with_it(lexicon: LetteringLexicon) -> None:
+    # "THE LAW" and a thin box round "OF" that the line's box grazes: one row cut in two
+    engine = OcrEngine()
+    page = Image.new("RGB", (520, 120), "white")
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.load_default(size=30)
+    draw.text((60, 40), "THE LAW OF", fill="black", font=font)
+    image = np.asarray(page, dtype=np.uint8)
+    first, last = _ink_columns(image)
+    of_left = int(draw.textbbox((60, 40), "THE LAW ", font=font)[2])
+    line = (_box(first - 2, 44, of_left + 2, 74), Recognition("THE LAW", 0.93), False)
+    piece = (_box(of_left - 1, 48, last + 3, 70), Recognition("OF", 0.91), False)
+    out = join_pieces(image, [line, piece], lambda c: engine.recognize(c, lexicon), lexicon)
+    assert [r.text for _d, r, _v in out] == ["THE LAW OF"]

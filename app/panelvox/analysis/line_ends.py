@@ -245,21 +245,28 @@ def _digits(text: str) -> int:
 
 #: a word cut off a line's end stands at most this many line heights (a word space) from it
 _PIECE_GAP = 0.8
+#: a sure word's box touching a line's end (at most this many line heights from it, or
+#: overlapping it) is the same row cut in two by the detector
+_TOUCH = 0.15
 #: a piece read with less confidence than this may be a word of the line beside it
 _UNSURE = 0.6
 
 
-def _piece_of(piece: Box, line: Box) -> int:
+def _piece_of(piece: Box, line: Box, *, touching: bool = False) -> int:
     """Which end of ``line`` the short box ``piece`` continues (-1: before it, 1: after it),
     or 0: it lies on the line's row (its middle within the line's height, itself at least
-    half as tall, not above or below it) at most a word space from that end."""
+    half as tall, not above or below it) at most a word space from that end. With
+    ``touching``, the piece must touch that end: at most a hairline away, or overlapping
+    it by less than half the piece's width."""
     h = line[3] - line[1]
     mid = (piece[1] + piece[3]) / 2
     if not (line[1] <= mid <= line[3]) or piece[3] - piece[1] < 0.5 * h or piece[2] - piece[0] > 2 * h:
         return 0
-    if 0 <= piece[0] - line[2] <= _PIECE_GAP * h:
+    low = -0.5 * (piece[2] - piece[0]) if touching else 0
+    high = (_TOUCH if touching else _PIECE_GAP) * h
+    if low <= piece[0] - line[2] <= high:
         return 1
-    if 0 <= line[0] - piece[2] <= _PIECE_GAP * h:
+    if low <= line[0] - piece[2] <= high:
         return -1
     return 0
 
@@ -277,23 +284,23 @@ def join_pieces(
     word, lies on an upright line's row just beyond its end (see :func:`_piece_of`), the line
     is read again with its box stretched over the piece; the new reading is kept, and the
     piece dropped, when it is the old one with one more word at that end and has no more
-    non-words. A piece read surely as a word is a word of its own.
+    non-words. A piece read surely as a word is a word of its own, unless its box touches
+    the line's end: "THE LAW" and a thin box round "OF" whose ink the line's box grazes are
+    one row, "THE LAW OF", cut in two (said apart, the "OF" came after the balloon).
     """
     boxes = [axis_box(d) for d, _r, _v in lines]
-    short = [
-        k
+    short = {
+        k: not (r.score < _UNSURE or _non_words(r.text, lexicon) or not TOKEN.findall(r.text))
         for k, (_d, r, v) in enumerate(lines)
-        if not v
-        and sum(c.isalnum() for c in r.text) <= 2
-        and (r.score < _UNSURE or _non_words(r.text, lexicon) or not TOKEN.findall(r.text))
-    ]
+        if not v and sum(c.isalnum() for c in r.text) <= 2
+    }  # piece: read surely as a word
     todo: list[tuple[int, int, int]] = []  # line, piece, end
-    for k in short:
+    for k, sure in short.items():
         found = [
             (i, end)
             for i, (d, r, v) in enumerate(lines)
             if i != k and not v and is_level(d) and sum(c.isalnum() for c in r.text) >= 3
-            if (end := _piece_of(boxes[k], boxes[i]))
+            if (end := _piece_of(boxes[k], boxes[i], touching=sure))
         ]
         if len(found) == 1 and all(t[0] != found[0][0] for t in todo):
             todo.append((found[0][0], k, found[0][1]))
