@@ -30,19 +30,25 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _EMPHASIS = re.compile(r"(\*{1,2}|_{1,2})(?=\S)(.+?)(?<=\S)\1")
 _HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
 _PUNCT_RUN = re.compile(r"[!?]{2,}")
+#: a full stop lettered (or read) before "!" or "?": "OH BOY.!", "WHERE'S THE KID.?"
+_STOP_BEFORE_END = re.compile(r"(?<!\.)\.(?=[!?])")
+#: a sentence's end with no space before the next word: 'HAWK".THE NEXT DAY', "KALA.'CAPTAIN",
+#: "HEY!YOU" (a word of two letters or more on each side, so "U.S.A." and "3.5" stay whole)
+_GLUED_SENTENCE = re.compile(r"([A-Za-z]{2}[\"”]?[.!?][\"”]*)(?=['‘]?[A-Za-z]{2})")
+_WEB_ADDRESS = re.compile(r"\bwww\.|\.(?:com|org|net|edu|gov)\b", re.IGNORECASE)
 _ELLIPSIS = re.compile(r"\.{2,}|…")
 _DASH = re.compile(r"\s*(?:-{2,}|—|–)\s*")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:])")
 _REPEATED_COMMA = re.compile(r"(?:,\s*){2,}")
 _COMMA_BEFORE_END = re.compile(r",\s*([.!?])")
-_SENTENCE_START = re.compile(r"(^|[.!?]\s+)([a-z])")
+_SENTENCE_START = re.compile(r"(^|[.!?]\s+)([\"“'‘]?[a-z])")
 _PRONOUN_I = re.compile(r"\bi\b(?=$|[\s,.!?;:'’])")
 _DOTTED_ACRONYM = re.compile(r"^(?:[A-Za-z]\.)+[A-Za-z]\.?$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _ORDINAL = re.compile(r"\b(\d+)(ST|ND|RD|TH)\b", re.IGNORECASE)
 _MONEY = re.compile(r"\$(\d+(?:\.\d{2})?)")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
-_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\d,])|(?<![\w.,])\d+(?![\d,])")
+_NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)|(?<![\w.,])\d+(?![\d,]|\.\d)")
 
 
 def detect_language(text: str) -> str:
@@ -79,6 +85,7 @@ def _normalize_japanese(text: str) -> str:
 def _normalize_latin(text: str, names: Iterable[str]) -> str:
     text = _HYPHEN_BREAK.sub(r"\1\2", text)
     text = re.sub(r"\s+", " ", text).strip()
+    text = " ".join(_spaced_sentences(t) for t in _STOP_BEFORE_END.sub("", text).split(" "))
     # a snore's Z's read as 2's is said as written, never as a number
     text = letters_for_digits(text)
     text = _EMPHASIS.sub(r"\2", text)
@@ -98,6 +105,11 @@ def _normalize_latin(text: str, names: Iterable[str]) -> str:
     text = _COMMA_BEFORE_END.sub(r"\1", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
     return text
+
+
+def _spaced_sentences(token: str) -> str:
+    """A space after each sentence end inside ``token``, unless it is a web address."""
+    return token if _WEB_ADDRESS.search(token) else _GLUED_SENTENCE.sub(r"\1 ", token)
 
 
 def _pauses(text: str) -> str:
