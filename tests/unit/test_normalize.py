@@ -22,7 +22,7 @@ from panelvox.narration.normalize import detect_language, normalize_for_speech, 
         ("THE 21ST CENTURY", "The twenty-first century"),
         # a sentence's end glued to the next word is two sentences; "U.S.A." and 3.5 stay whole
         ('BACK ON THE "SEA HAWK".THE NEXT DAY', 'Back on the "sea hawk". The next day'),
-        ("SO WELL.'TIS HIS.HEY!YOU", "So well. 'Tis his. Hey! You"),
+        ("SO WELL.'TIS HIS.HEY!YOU.-WE GO", "So well. 'Tis his. Hey! You. We go"),
         ("THE U.S.A. PAID 3.5 MILLION", "The U.S.A. Paid 3.5 million"),
         ("SEE WWW.PANELVOX.ORG", "See www.panelvox.org"),
         # a full stop before "!" or "?" adds nothing

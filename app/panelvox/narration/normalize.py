@@ -33,8 +33,9 @@ _PUNCT_RUN = re.compile(r"[!?]{2,}")
 #: a full stop lettered (or read) before "!" or "?": "OH BOY.!", "WHERE'S THE KID.?"
 _STOP_BEFORE_END = re.compile(r"(?<!\.)\.(?=[!?])")
 #: a sentence's end with no space before the next word: 'HAWK".THE NEXT DAY', "KALA.'CAPTAIN",
-#: "HEY!YOU" (a word of two letters or more on each side, so "U.S.A." and "3.5" stay whole)
-_GLUED_SENTENCE = re.compile(r"([A-Za-z]{2}[\"”]?[.!?][\"”]*)(?=['‘]?[A-Za-z]{2})")
+#: "HEY!YOU", "MAN.-WE" (a word of two letters or more on each side, so "U.S.A." and "3.5"
+#: stay whole)
+_GLUED_SENTENCE = re.compile(r"([A-Za-z]{2}[\"”]?[.!?][\"”]*)-?(?=['‘]?[A-Za-z]{2})")
 _WEB_ADDRESS = re.compile(r"\bwww\.|\.(?:com|org|net|edu|gov)\b", re.IGNORECASE)
 _ELLIPSIS = re.compile(r"\.{2,}|…")
 _DASH = re.compile(r"\s*(?:-{2,}|—|–)\s*")
