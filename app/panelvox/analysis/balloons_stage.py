@@ -50,6 +50,7 @@ from panelvox.analysis.line_groups import (
     split_at_gaps,
     thickness,
 )
+from panelvox.analysis.sign_boards import board_outline
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
     Balloon,
@@ -93,6 +94,7 @@ class Shape:
     polygon: tuple[Point, ...]
     tail: Tail | None
     confidence: float
+    board: bool = False  # a sign board's outline (:mod:`panelvox.analysis.sign_boards`)
 
 
 # -- grouping ----------------------------------------------------------------------------
@@ -216,7 +218,8 @@ def classify_shape(
         whole = _outline(np.maximum(filled, grown))
         if whole is not None:
             polygon = polygon_of(whole, origin)
-    return Shape(BalloonKind.SPEECH, polygon, tail, round(min(0.95, 0.5 + solidity / 2), 3))
+    conf = round(min(0.95, 0.5 + solidity / 2), 3)
+    return Shape(BalloonKind.SPEECH, polygon, tail, conf, board=board_outline(filled, body))
 
 
 def _solidity(mask: Mask) -> float:
@@ -422,7 +425,7 @@ class BalloonsStage:
                     one = own
                     if len(clusters) > 1:
                         one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
-                    kind = own.kind if one.tail is not None else board_kind(own.kind, cluster, words)
+                    kind = board_kind(own.kind, cluster, words, board=own.board, tail=one.tail is not None)
                     blocks.append((cluster, kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
             edge = _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params)
