@@ -34,7 +34,10 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   page, read surely, that holds a word of the English word list or a name ("WILLIE") that
   is no word of the comics lexicon, and is no cry ("!"): the story's title, even where the
   art round it was traced as an outline. Its blocks become one caption with ``title`` set,
-  which the order stage puts before the page's panels.
+  which the order stage puts before the page's panels. A story has one title, its page's
+  largest lettering: display lettering :data:`TITLE_RIVAL` times smaller than another's
+  at the top of the page, lying outside it, is a sign in the art ("POOCH PALACE" on a shop
+  under the logo "SNIFFY"), kept as what its size and place made it.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ from panelvox.models.ocr_head import LATIN, head_for
 TITLE_SIZE = 1.8
 #: ... and it starts in this top share of the page
 TITLE_BAND = 0.4
+#: a story's title is its page's largest lettering: display lettering this many times
+#: smaller than another's at the top of the page, and lying outside it, is a sign
+TITLE_RIVAL = 2.5
 #: an untraced sign read with less confidence than this, mostly no word, is a scribble;
 #: one read with 0.1 less is a scribble whatever it holds
 SCRIBBLE_CONFIDENCE = 0.8
@@ -179,6 +185,22 @@ def _title_like(
     return any(len(t) > 2 and t not in comic and (words.knows(t) or t in proper_names()) for t in tokens)
 
 
+def _outshone(
+    block: Balloon, blocks: Sequence[Balloon], heights: Mapping[str, float], page_height: float
+) -> bool:
+    """Whether lettering far larger than ``block``'s (:data:`TITLE_RIVAL` times) lies at the
+    top of the page and ``block`` outside it: the story's title is that lettering (a logo,
+    "SNIFFY"), and ``block`` a sign drawn in the art ("POOCH PALACE" on a shop), not part
+    of the title as a subtitle lettered within the logo's letters is."""
+    mid_x, mid_y = (block.bbox.x0 + block.bbox.x1) / 2, (block.bbox.y0 + block.bbox.y1) / 2
+    return any(
+        heights[o.id] >= TITLE_RIVAL * heights[block.id]
+        and o.bbox.y0 <= TITLE_BAND * page_height
+        and not (o.bbox.x0 <= mid_x <= o.bbox.x1 and o.bbox.y0 <= mid_y <= o.bbox.y1)
+        for o in blocks
+    )
+
+
 def _caption_box(block: Balloon, panels: Mapping[str, Panel], typical: float, words: WordList) -> bool:
     """A traced "balloon" running the width of its panel against the panel's top or bottom
     border, lettered without a cry or a question and told in the past tense ("IT OCCURRED
@@ -246,13 +268,15 @@ def tell_roles(
     ]
     titles = []
     large: set[str] = set()  # blocks of display lettering
+    heights: dict[str, float] = {}
     for b in kept:
         members = [by_id[i] for i in b.lines if i in by_id]
-        height = statistics.median(thickness(ln) for ln in members) if members else 0.0
+        height = heights[b.id] = statistics.median(thickness(ln) for ln in members) if members else 0.0
         if typical and height >= TITLE_SIZE * typical:
             large.add(b.id)
         if typical and _title_like(b, height, typical, page_height, words, read(b)):
             titles.append(b)
+    titles = [t for t in titles if not _outshone(t, kept, heights, page_height)]
     if not titles:
         return [_sound_or_cry(b, lexicon, b.id in large) for b in kept]
     titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
