@@ -5,6 +5,8 @@ a rounded box with a stepped side are not; a board on a post is said as a sign."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 from PIL import Image, ImageDraw
@@ -64,7 +66,8 @@ def test_balloon_shapes_are_not_boards() -> None:
     assert not board_outline(stepped)
 
 
-def test_lettering_on_a_board_on_a_post_is_a_sign_and_a_balloon_beside_it_speech() -> None:
+def _board_page(script: str = "latin") -> dict[str, BalloonKind]:
+    """The kinds told on a drawn page: a board on a post, an oval balloon beside it."""
     img, d = _page()
     # a white board turned 8 degrees, outlined in black, on a post light enough to be traced
     board = _turned_box(230, 200, 260, 130, 8)
@@ -85,7 +88,15 @@ def test_lettering_on_a_board_on_a_post_is_a_sign_and_a_balloon_beside_it_speech
         _letters(d, b)
     lines = [_line(1, boxes[0], "EXIT"), _line(2, boxes[1], "THERE"), _line(3, speech[0], "HELLO")]
     lines.append(_line(4, speech[1], "FRIEND"))
-    out = _run(img, _analysis(lines))
-    kinds = {b.text: b.kind for b in out.blocks}
-    assert kinds == {"EXIT THERE": BalloonKind.OTHER, "HELLO FRIEND": BalloonKind.SPEECH}
+    out = _run(img, _analysis([replace(ln, script=script) for ln in lines]))
+    return {b.text: b.kind for b in out.blocks}
+
+
+def test_lettering_on_a_board_on_a_post_is_a_sign_and_a_balloon_beside_it_speech() -> None:
+    assert _board_page() == {"EXIT THERE": BalloonKind.OTHER, "HELLO FRIEND": BalloonKind.SPEECH}
     assert WORDS.knows("exit")
+
+
+def test_manga_dialogue_in_a_tilted_box_stays_dialogue() -> None:
+    kinds = _board_page("japanese")  # its lines joined without a space
+    assert kinds["EXITTHERE"] is BalloonKind.SPEECH

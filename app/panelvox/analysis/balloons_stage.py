@@ -18,7 +18,8 @@ rectangle is a caption even where its lettering bites into its fill; lettering o
 paper round the panels (a fill spanning the page) and untraced lettering against a
 panel's top or bottom border are captions, unless they are a short cry ("HEY! WAIT!").
 Manga draws rectangular balloons and borderless dialogue too, so these rules stay off
-for Japanese.
+for Japanese, and so does the sign board's shape (:mod:`panelvox.analysis.sign_boards`):
+manga sets dialogue in tilted boxes.
 
 ``bbox`` of a block is the box of its balloon outline (``polygon``) when found, else of
 its text; the text's own box is the union of its ``lines``.
@@ -425,7 +426,8 @@ class BalloonsStage:
                     one = own
                     if len(clusters) > 1:
                         one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
-                    kind = board_kind(own.kind, cluster, words, board=own.board, tail=one.tail is not None)
+                    board = own.board and _latin(cluster)  # manga tilts boxed dialogue
+                    kind = board_kind(own.kind, cluster, words, board=board, tail=one.tail is not None)
                     blocks.append((cluster, kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
             edge = _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params)

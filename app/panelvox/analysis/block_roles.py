@@ -35,11 +35,11 @@ Applied by the balloons stage to the blocks it built, before the order stage:
   is no word of the comics lexicon, and is no cry ("!"): the story's title, even where the
   art round it was traced as an outline; the page's largest lettering, :data:`LOGO` times
   its dialogue's size, is the title though it is a name the word list does not know (a
-  logo: "SNIFFY", "GUNGA"), unless a cry or a sound. Its blocks become one caption with ``title`` set,
-  which the order stage puts before the page's panels. A story has one title, its page's
-  largest lettering: display lettering :data:`TITLE_RIVAL` times smaller than another's
-  at the top of the page, lying outside it, is a sign in the art ("POOCH PALACE" on a shop
-  under the logo "SNIFFY"), kept as what its size and place made it.
+  logo: "SNIFFY", "GUNGA"), unless a cry or a sound. Its blocks become one caption with
+  ``title`` set, which the order stage puts before the page's panels. A story has one
+  title, its page's largest lettering: display lettering :data:`TITLE_RIVAL` times smaller
+  than another's at the top of the page, lying outside it, is a sign in the art ("POOCH
+  PALACE" on a shop under the logo "SNIFFY"), kept as what its size and place made it.
 """
 
 from __future__ import annotations
