@@ -194,7 +194,7 @@ def _title_like(
     tokens = [t.lower().strip("'’") for t in _TOKEN.findall(block.text)]
     if largest and height >= LOGO * typical:
         named = [t for t in tokens if len(t) > 2]
-        return bool(named) and not any(t in comic or _is_sound(t) or stretched_in(t, comic) for t in named)
+        return bool(named) and not any(stretched_in(t, comic) for t in named)  # "BLAMMM" is a sound
     if _untraced(block) and block.kind is BalloonKind.SPEECH:
         return False
     return any(len(t) > 2 and t not in comic and (words.knows(t) or t in proper_names()) for t in tokens)
@@ -287,12 +287,12 @@ def tell_roles(
     for b in kept:
         members = [by_id[i] for i in b.lines if i in by_id]
         heights[b.id] = statistics.median(thickness(ln) for ln in members) if members else 0.0
+    most = max(heights.values(), default=0.0)
     for b in kept:
         height = heights[b.id]
         if typical and height >= TITLE_SIZE * typical:
             large.add(b.id)
-        largest = height >= max(heights.values())
-        if typical and _title_like(b, height, typical, page_height, words, read(b), largest):
+        if typical and _title_like(b, height, typical, page_height, words, read(b), height >= most):
             titles.append(b)
     titles = [t for t in titles if not _outshone(t, kept, heights, page_height)]
     if not titles:

@@ -95,13 +95,11 @@ def without_post(filled: Mask, body: Mask) -> Mask:
     if not body.any():
         return filled
     thin = ((filled > 0) & (body == 0)).astype(np.uint8)
-    count, labels = cv2.connectedComponents(thin)
+    _count, labels = cv2.connectedComponents(thin)
     away = cv2.distanceTransform((body == 0).astype(np.uint8), cv2.DIST_L2, 3)
+    far = np.unique(labels[(thin > 0) & (away > POST * min(bw, bh))])
     out = filled.copy()
-    for k in range(1, count):
-        part = labels == k
-        if float(away[part].max()) > POST * min(bw, bh):
-            out[part] = 0
+    out[np.isin(labels, far[far > 0])] = 0
     return out
 
 
@@ -109,8 +107,7 @@ def board_outline(filled: Mask, body: Mask | None = None) -> bool:
     """Whether a traced region (1 inside, its holes filled) is a sign board's outline: less
     its post or tail (``body``: the region less its thin parts, :func:`balloon_body`'s), a
     square-cornered quadrilateral turned off the level or drawn in perspective."""
-    for board in (filled, without_post(filled, balloon_body(filled) if body is None else body)):
-        corners = quadrilateral(board)
-        if corners is not None:
-            return turned(corners) >= TURNED
-    return False
+    corners = quadrilateral(filled)
+    if corners is None:
+        corners = quadrilateral(without_post(filled, balloon_body(filled) if body is None else body))
+    return corners is not None and turned(corners) >= TURNED
