@@ -1,7 +1,8 @@
 """Sign boards the balloon tracer takes for balloons (panelvox.analysis.sign_boards) on drawn
 regions and a drawn page: a turned or foreshortened square-cornered board (bitten by its
 lettering or not) is a board; an oval, a level box, a balloon that a panel's border cuts and
-a rounded box with a stepped side are not; a board on a post is said as a sign."""
+a rounded box with a stepped side are not; a board on a post is said as a sign (in manga,
+which sets dialogue in tilted boxes, it stays dialogue)."""
 
 from __future__ import annotations
 
