@@ -132,3 +132,17 @@ def test_a_time_of_day_opening_untraced_lettering_is_narration_and_a_greeting_is
     ]
     kinds = [b.kind for b in tell_roles(blocks, lines, 1400, WORDS, LEXICON)]
     assert kinds == [BalloonKind.CAPTION] * 3 + [BalloonKind.SPEECH] * 3
+
+
+def test_a_line_of_a_signs_board_grouped_apart_from_it_joins_it() -> None:
+    lines = [
+        *speech_lines(6),
+        line(1, (926, 534, 1077, 554), "SPECIAL"),  # its letters touch the board's edge
+        line(2, (930, 570, 1085, 590), "ACCOMMODATIONS"),
+    ]
+    blocks = [
+        block(1, BalloonKind.OTHER, (926, 534, 1077, 554), "SPECIAL"),
+        block(2, BalloonKind.OTHER, (918, 530, 1090, 611), "ACCOMMODATIONS", polygon=OUTLINE),
+    ]
+    kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
+    assert [(b.id, b.text, b.kind) for b in kept] == [("b2", "SPECIAL ACCOMMODATIONS", BalloonKind.OTHER)]

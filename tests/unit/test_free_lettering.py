@@ -82,3 +82,16 @@ def test_slanted_lettering_in_a_traced_outline_is_a_signs_board() -> None:
     ]
     assert board_kind(BalloonKind.SPEECH, caption, WORDS) is BalloonKind.SPEECH
     assert board_kind(BalloonKind.CAPTION, board, WORDS) is BalloonKind.CAPTION
+
+
+def test_lettering_on_a_boards_outline_is_a_sign_even_level_or_on_a_post() -> None:
+    level = [_line(1, 50, 50, "SPECIAL"), _line(2, 45, 75, "ACCOMMODATIONS")]
+    assert board_kind(BalloonKind.SPEECH, level, WORDS, board=True, tail=True) is BalloonKind.OTHER
+    assert board_kind(BalloonKind.SPEECH, level, WORDS, tail=True) is BalloonKind.SPEECH
+    slanted_on_a_tail = [
+        _line(1, 50, 50, "SPECIAL", degrees=8),
+        _line(2, 45, 75, "ACCOMMODATIONS", degrees=8),
+    ]
+    assert board_kind(BalloonKind.SPEECH, slanted_on_a_tail, WORDS, tail=True) is BalloonKind.SPEECH
+    told = [_line(1, 50, 50, "THE OLD CAPTAIN'S HEAD"), _line(2, 45, 75, "DROPPED BACK")]
+    assert board_kind(BalloonKind.SPEECH, told, WORDS, board=True) is BalloonKind.SPEECH

@@ -335,6 +335,47 @@ def test_a_title_may_be_traced_round_or_a_name_but_is_read_surely() -> None:
     assert not tell_roles([b], [*speech_lines(6), unsure], 1400, WORDS, LEXICON)[0].title
 
 
+def test_lettering_far_smaller_than_the_logo_and_outside_it_is_a_sign_not_the_title() -> None:
+    # speech 20 px thick; the logo "SNIFFY" 200 px, a shop's sign 55 px under it
+    logo = line(1, (0, 0, 900, 200), "SNIFFY")
+    sign = [line(2, (700, 240, 1000, 295), "POOCH"), line(3, (700, 300, 1000, 355), "PALACE")]
+    subtitle = line(4, (300, 120, 600, 175), "THE WONDER DOG")  # lettered within the logo
+    blocks = [
+        block(1, BalloonKind.SFX, (0, 0, 900, 200), "SNIFFY"),
+        Balloon(
+            "b2", BalloonKind.OTHER, BBox(700, 240, 1000, 355), "POOCH PALACE", 0.9, "t", lines=("t2", "t3")
+        ),
+    ]
+    out = tell_roles(blocks, [*speech_lines(6), logo, *sign], 1400, WORDS, LEXICON)
+    assert [(b.text, b.kind, b.title) for b in out] == [
+        ("SNIFFY", BalloonKind.CAPTION, True),  # the logo is the story's title
+        ("POOCH PALACE", BalloonKind.OTHER, False),
+    ]
+    # without the logo the same lettering is the page's largest, taken for its title
+    alone = tell_roles(blocks[1:], [*speech_lines(6), *sign], 1400, WORDS, LEXICON)
+    assert [(b.text, b.title) for b in alone] == [("POOCH PALACE", True)]
+    # a subtitle lettered within the logo's letters is part of the title still
+    within = block(4, BalloonKind.OTHER, (300, 120, 600, 175), subtitle.text)
+    out = tell_roles([blocks[0], within], [*speech_lines(6), logo, subtitle], 1400, WORDS, LEXICON)
+    assert [(b.text, b.title) for b in out] == [("SNIFFY THE WONDER DOG", True)]
+
+
+def test_a_logo_far_larger_than_all_lettering_is_the_title_though_no_word() -> None:
+    def told(
+        text: str, box: tuple[float, float, float, float], kind: BalloonKind = BalloonKind.SFX
+    ) -> Balloon:
+        ln = line(1, box, text)
+        return tell_roles([block(1, kind, box, text)], [*speech_lines(6), ln], 1400, WORDS, LEXICON)[0]
+
+    # speech is 20 px thick: a name 120 px high at the top, read as a sound or as speech
+    assert told("GUNGA", (70, 10, 700, 130)).title
+    assert told("TONFISH", (70, 10, 700, 130), BalloonKind.SPEECH).title
+    # a sound or a cry as large is no title, nor a name lettered only three times as large
+    assert not told("BLAMMM", (70, 10, 700, 130)).title
+    assert not told("GUNGA!", (70, 10, 700, 130)).title
+    assert not told("GUNGA", (70, 10, 400, 70)).title
+
+
 def test_a_box_running_the_panels_width_told_in_the_past_is_a_caption() -> None:
     panel = Panel("p1", BBox(0, 0, 1000, 700), 1.0, "t")
     traced = {"polygon": (Point(1, 1),) * 3, "panel": "p1"}

@@ -18,7 +18,8 @@ rectangle is a caption even where its lettering bites into its fill; lettering o
 paper round the panels (a fill spanning the page) and untraced lettering against a
 panel's top or bottom border are captions, unless they are a short cry ("HEY! WAIT!").
 Manga draws rectangular balloons and borderless dialogue too, so these rules stay off
-for Japanese.
+for Japanese, and so does the sign board's shape (:mod:`panelvox.analysis.sign_boards`):
+manga sets dialogue in tilted boxes.
 
 ``bbox`` of a block is the box of its balloon outline (``polygon``) when found, else of
 its text; the text's own box is the union of its ``lines``.
@@ -50,6 +51,7 @@ from panelvox.analysis.line_groups import (
     split_at_gaps,
     thickness,
 )
+from panelvox.analysis.sign_boards import board_outline
 from panelvox.analysis.tail_geometry import balloon_body, tail_with_wedge
 from panelvox.model import (
     Balloon,
@@ -93,6 +95,7 @@ class Shape:
     polygon: tuple[Point, ...]
     tail: Tail | None
     confidence: float
+    board: bool = False  # a sign board's outline (:mod:`panelvox.analysis.sign_boards`)
 
 
 # -- grouping ----------------------------------------------------------------------------
@@ -216,7 +219,8 @@ def classify_shape(
         whole = _outline(np.maximum(filled, grown))
         if whole is not None:
             polygon = polygon_of(whole, origin)
-    return Shape(BalloonKind.SPEECH, polygon, tail, round(min(0.95, 0.5 + solidity / 2), 3))
+    conf = round(min(0.95, 0.5 + solidity / 2), 3)
+    return Shape(BalloonKind.SPEECH, polygon, tail, conf, board=board_outline(filled, body))
 
 
 def _solidity(mask: Mask) -> float:
@@ -422,7 +426,8 @@ class BalloonsStage:
                     one = own
                     if len(clusters) > 1:
                         one = replace(own, polygon=(), tail=own.tail if k == nearest else None)
-                    kind = own.kind if one.tail is not None else board_kind(own.kind, cluster, words)
+                    board = own.board and _latin(cluster)  # manga tilts boxed dialogue
+                    kind = board_kind(own.kind, cluster, words, board=board, tail=one.tail is not None)
                     blocks.append((cluster, kind, own.confidence, one))
         for cluster in (c for cl in cluster_lines(free) for c in split_at_rules(cl, light)):
             edge = _latin(cluster) and _on_panel_edge(extent(cluster), analysis.panels, typical, params)

@@ -5,7 +5,8 @@ can be left out of the balloon's traced inside and become a block of its own, sa
 ("THENKS" apart from its balloon's "CHUM!"), as scene text or dropped as no word. A
 letterer puts a balloon's lines inside it: an untraced block lying mostly within a traced
 balloon, of the same panel and at that balloon's lettering size, is part of it:
-narration of a caption box, dialogue (or lettering taken for scene text) of a balloon. A
+narration of a caption box, dialogue (or lettering taken for scene text) of a balloon,
+scene text of a sign's board (:mod:`panelvox.analysis.sign_boards`). A
 caption laid over a balloon's corner ("MEANWHILE...") stays narration, and a sound drawn
 over a balloon stays a sound. A piece lettered between two of a balloon's rows, under one
 and over another, is its middle row whatever it was taken for: a caption never sits inside
@@ -23,12 +24,13 @@ from panelvox.analysis.line_groups import reading_order, thickness
 from panelvox.model import Balloon, BalloonKind, TextLine
 
 #: the kinds of balloon a piece of each kind can belong to: narration to a caption box,
-#: dialogue or lettering taken for scene text to a balloon; a sound stays apart
+#: dialogue or lettering taken for scene text to a balloon, scene text to a sign's traced
+#: board too; a sound stays apart
 _HOMES = {
     BalloonKind.CAPTION: (BalloonKind.CAPTION,),
     BalloonKind.SPEECH: (BalloonKind.SPEECH, BalloonKind.THOUGHT),
     BalloonKind.THOUGHT: (BalloonKind.SPEECH, BalloonKind.THOUGHT),
-    BalloonKind.OTHER: (BalloonKind.SPEECH, BalloonKind.THOUGHT),
+    BalloonKind.OTHER: (BalloonKind.SPEECH, BalloonKind.THOUGHT, BalloonKind.OTHER),
 }
 #: the share of a piece's box that lies within the balloon's
 INSIDE = 0.6

@@ -33,8 +33,13 @@ Applied by the balloons stage to the blocks it built, before the order stage:
 - **Titles.** Display lettering (much larger than the page's speech) in the top part of the
   page, read surely, that holds a word of the English word list or a name ("WILLIE") that
   is no word of the comics lexicon, and is no cry ("!"): the story's title, even where the
-  art round it was traced as an outline. Its blocks become one caption with ``title`` set,
-  which the order stage puts before the page's panels.
+  art round it was traced as an outline; the page's largest lettering, :data:`LOGO` times
+  its dialogue's size, is the title though it is a name the word list does not know (a
+  logo: "SNIFFY", "GUNGA"), unless a cry or a sound. Its blocks become one caption with
+  ``title`` set, which the order stage puts before the page's panels. A story has one
+  title, its page's largest lettering: display lettering :data:`TITLE_RIVAL` times smaller
+  than another's at the top of the page, lying outside it, is a sign in the art ("POOCH
+  PALACE" on a shop under the logo "SNIFFY"), kept as what its size and place made it.
 """
 
 from __future__ import annotations
@@ -66,6 +71,11 @@ from panelvox.models.ocr_head import LATIN, head_for
 TITLE_SIZE = 1.8
 #: ... and it starts in this top share of the page
 TITLE_BAND = 0.4
+#: a story's title is its page's largest lettering: display lettering this many times
+#: smaller than another's at the top of the page, and lying outside it, is a sign
+TITLE_RIVAL = 2.5
+#: a logo: the page's largest lettering, this many times its typical lettering or more
+LOGO = 5.0
 #: an untraced sign read with less confidence than this, mostly no word, is a scribble;
 #: one read with 0.1 less is a scribble whatever it holds
 SCRIBBLE_CONFIDENCE = 0.8
@@ -161,14 +171,20 @@ def _no_word(text: str, lexicon: Lexicon) -> bool:
 
 
 def _title_like(
-    block: Balloon, height: float, typical: float, page_height: float, words: WordList, read: float
+    block: Balloon,
+    height: float,
+    typical: float,
+    page_height: float,
+    words: WordList,
+    read: float,
+    largest: bool = False,
 ) -> bool:
     """Display lettering at the top of the page, read surely, holding a word or a name
     ("WILLIE"): the art round a title is often traced as an outline, but the lettering of
-    a balloon is of the dialogue's size."""
+    a balloon is of the dialogue's size. ``largest``: the page's largest lettering; a logo
+    of :data:`LOGO` times the page's lettering is the story's name though the word list
+    does not know it ("SNIFFY", "GUNGA"), unless it is a cry or a sound."""
     if block.language == "ja" or read < SCRIBBLE_CONFIDENCE:
-        return False
-    if _untraced(block) and block.kind is BalloonKind.SPEECH:
         return False
     if height < TITLE_SIZE * typical or block.bbox.y0 > TITLE_BAND * page_height:
         return False
@@ -176,7 +192,28 @@ def _title_like(
         return False  # a cry or a sound
     comic = comic_lexicon()  # interjections and sounds are no title
     tokens = [t.lower().strip("'’") for t in _TOKEN.findall(block.text)]
+    if largest and height >= LOGO * typical:
+        named = [t for t in tokens if len(t) > 2]
+        return bool(named) and not any(stretched_in(t, comic) for t in named)  # "BLAMMM" is a sound
+    if _untraced(block) and block.kind is BalloonKind.SPEECH:
+        return False
     return any(len(t) > 2 and t not in comic and (words.knows(t) or t in proper_names()) for t in tokens)
+
+
+def _outshone(
+    block: Balloon, blocks: Sequence[Balloon], heights: Mapping[str, float], page_height: float
+) -> bool:
+    """Whether lettering far larger than ``block``'s (:data:`TITLE_RIVAL` times) lies at the
+    top of the page and ``block`` outside it: the story's title is that lettering (a logo,
+    "SNIFFY"), and ``block`` a sign drawn in the art ("POOCH PALACE" on a shop), not part
+    of the title as a subtitle lettered within the logo's letters is."""
+    mid_x, mid_y = (block.bbox.x0 + block.bbox.x1) / 2, (block.bbox.y0 + block.bbox.y1) / 2
+    return any(
+        heights[o.id] >= TITLE_RIVAL * heights[block.id]
+        and o.bbox.y0 <= TITLE_BAND * page_height
+        and not (o.bbox.x0 <= mid_x <= o.bbox.x1 and o.bbox.y0 <= mid_y <= o.bbox.y1)
+        for o in blocks
+    )
 
 
 def _caption_box(block: Balloon, panels: Mapping[str, Panel], typical: float, words: WordList) -> bool:
@@ -246,13 +283,18 @@ def tell_roles(
     ]
     titles = []
     large: set[str] = set()  # blocks of display lettering
+    heights: dict[str, float] = {}
     for b in kept:
         members = [by_id[i] for i in b.lines if i in by_id]
-        height = statistics.median(thickness(ln) for ln in members) if members else 0.0
+        heights[b.id] = statistics.median(thickness(ln) for ln in members) if members else 0.0
+    most = max(heights.values(), default=0.0)
+    for b in kept:
+        height = heights[b.id]
         if typical and height >= TITLE_SIZE * typical:
             large.add(b.id)
-        if typical and _title_like(b, height, typical, page_height, words, read(b)):
+        if typical and _title_like(b, height, typical, page_height, words, read(b), height >= most):
             titles.append(b)
+    titles = [t for t in titles if not _outshone(t, kept, heights, page_height)]
     if not titles:
         return [_sound_or_cry(b, lexicon, b.id in large) for b in kept]
     titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))

@@ -14,7 +14,8 @@ made only of cries read surely ("OW-W", "YEOW!"): a character's cry lettered fre
 sound is (an unsure reading of marks in the art is no cry: scene text, dropped). Where
 captions sit (on the paper round the panels, against a panel's top or bottom border) the
 slant tells nothing: the balloons stage's caption rules decide there. For the same reason
-slanted lettering in a traced outline without a tail is a sign's board (:func:`board_kind`).
+slanted lettering in a traced outline without a tail is a sign's board, and so is any
+lettering in an outline shaped as a board (:func:`board_kind`).
 """
 
 from __future__ import annotations
@@ -79,10 +80,16 @@ def _cry(text: str) -> bool:
     return made_of(text, lambda t: stretched_in(t, interjection_words()))
 
 
-def board_kind(kind: BalloonKind, lines: Sequence[TextLine], words: WordList) -> BalloonKind:
-    """The kind of lettering in a traced outline without a tail: slanted lettering there is
-    a sign's board (balloon lettering is level), unless it is told as narration or cried."""
-    if kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT) or not slanted(lines):
+def board_kind(
+    kind: BalloonKind, lines: Sequence[TextLine], words: WordList, *, board: bool = False, tail: bool = False
+) -> BalloonKind:
+    """The kind of lettering in a traced outline: on a sign board's outline (``board``, see
+    :mod:`panelvox.analysis.sign_boards`; its post may pass for a ``tail``), or slanted in
+    an outline without a tail, it is a sign (balloon lettering is level), unless it is told
+    as narration or cried."""
+    if kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
+        return kind
+    if not board and (tail or not slanted(lines)):
         return kind
     text = " ".join(ln.text for ln in lines)
     if _cry(text) or (len(text.split()) >= NARRATION_WORDS and told_in_past(text, words)):
