@@ -14,6 +14,10 @@ The gap is looked for within a letter's width of where the cut falls when the li
 characters are spaced evenly over its ink (narrow marks and "I" counted narrower). Only
 lines in capitals are judged: that is what the gaps were measured on (hand lettering);
 mixed-case type kerns otherwise.
+
+The other way round, a gap far wider than a word space with an outline or the art across it
+is no gap inside one balloon's lettering: two balloons' rows the detector ran into one line
+(:func:`walled_gap`).
 """
 
 from __future__ import annotations

@@ -237,8 +237,8 @@ def order_blocks(
     for q in ordered_panels:
         mine = [i for i in range(len(blocks)) if owner[i] == q.id and i not in titled]
         ranked = order_boxes([blocks[i].bbox for i in mine], inner, p)
-        # signs in the art are read after the panel's dialogue, captions and sounds
         ranked = _captions_first([blocks[i] for i in mine], ranked)
+        # signs in the art are read after the panel's dialogue, captions and sounds
         ranked = sorted(ranked, key=lambda r: blocks[mine[r.index]].kind is BalloonKind.OTHER)
         for r in ranked:
             sequence.append((mine[r.index], min(r.confidence, q.order_confidence), q.id))
