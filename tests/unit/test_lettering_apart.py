@@ -4,6 +4,7 @@ sounds lettered at different angles, a story's closing "THE END" under its last 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from panelvox.analysis.block_roles import tell_roles
 from panelvox.analysis.lettering import WordList
@@ -41,6 +42,12 @@ def test_two_sounds_lettered_at_different_angles_are_two_blocks() -> None:
     crash = line(1, (780, 1280, 1010, 1377), "CRASH!")
     bang = line(2, (990, 1266, 1194, 1430), "BANG!", turn=-30)
     assert groups([crash, bang], gap=1.6, size_ratio=3.0) == [["CRASH!"], ["BANG!"]]
+    # measured on Latin lettering: Japanese lines read upright at odd angles are left as they were
+    ja = [
+        replace(crash, text="飲食店から出火", script="japanese"),
+        replace(bang, text="店舗も多", script="japanese"),
+    ]
+    assert groups(ja, gap=1.6, size_ratio=3.0) == [["飲食店から出火", "店舗も多"]]
     # rows of one tilted block run parallel: one block
     rows = [
         line(3, (100, 100, 300, 160), "BUT THEN", turn=-25),

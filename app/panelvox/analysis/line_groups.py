@@ -99,9 +99,12 @@ _THE_END = re.compile(r"(?:THE\s*)?END[.!?]*", re.IGNORECASE)
 
 
 def _across(a: TextLine, b: TextLine) -> bool:
-    """Whether two lines of at least three letters each run at angles :data:`ACROSS` apart."""
+    """Whether two Latin lines of at least three letters each run at angles :data:`ACROSS`
+    apart (measured on Latin lettering; Japanese sets its rows in columns)."""
     sa, sb = slope(a), slope(b)
-    if sa is None or sb is None or min(sum(c.isalnum() for c in ln.text) for ln in (a, b)) < 3:
+    if sa is None or sb is None or a.script != "latin" or b.script != "latin":
+        return False
+    if min(sum(c.isalnum() for c in ln.text) for ln in (a, b)) < 3:
         return False
     return abs(sa - sb) >= math.radians(ACROSS)
 
