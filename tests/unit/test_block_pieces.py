@@ -74,6 +74,28 @@ def test_a_caption_or_a_sound_over_a_balloon_and_large_lettering_stay_apart() ->
     assert {b.id: b.kind for b in kept}["b1"] is BalloonKind.CAPTION
 
 
+def test_an_untraced_piece_that_moves_the_story_on_stays_apart_as_narration() -> None:
+    # "MEANWHILE..." in a tinted box set against a balloon's top, taken for scene text
+    lines = [
+        *speech_lines(6),
+        line(1, (487, 24, 611, 49), "MEANWHILE..."),
+        line(2, (621, 24, 724, 49), "THE GUESTS"),
+        line(3, (616, 45, 695, 66), "ARE ALL"),
+    ]
+    blocks = [
+        block(1, BalloonKind.OTHER, (487, 24, 611, 49), "MEANWHILE..."),
+        replace(
+            block(2, BalloonKind.SPEECH, (486, 23, 741, 225), "THE GUESTS ARE ALL", polygon=OUTLINE),
+            lines=("t2", "t3"),
+        ),
+    ]
+    kept = tell_roles(blocks, lines, 1400, WORDS, LEXICON)
+    assert [(b.id, b.kind, b.text) for b in kept] == [
+        ("b1", BalloonKind.CAPTION, "MEANWHILE..."),
+        ("b2", BalloonKind.SPEECH, "THE GUESTS ARE ALL"),
+    ]
+
+
 def test_a_row_lettered_between_a_balloons_rows_joins_it_whatever_it_was_taken_for() -> None:
     lines = [
         *speech_lines(6),

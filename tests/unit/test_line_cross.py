@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from panelvox.analysis.letter_gaps import walled_gap
 from panelvox.analysis.lettering import WordList
 from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.line_cross import cut_at_outlines, outline_column, stroke_mask
 from panelvox.models.ocr import Detection, OcrEngine, Recognition
+from panelvox.models.text_boxes import axis_box
 
 FONT = ImageFont.load_default(size=30)
 
@@ -107,3 +109,43 @@ def test_letters_a_short_stroke_a_rim_or_dark_art_are_no_outline() -> None:
     light[60:200, 102:105] = 1
     light[40:104, 380:440] = 0  # dark art above the balloon that one letter touches
     assert _column(light, box) is None
+
+
+def _two_balloons(between: str | None) -> np.ndarray:
+    """Two balloons cut off by a panel's top border, lettered on one row ("HOW WONDERFUL!",
+    "TERRIFIC!"): ``between`` "art" (a tint between their rims), "box" (the first a tinted
+    caption box whose border is all between them) or None (one balloon, a wide gap only)."""
+    page = Image.new("RGB", (700, 140), (235, 225, 200))
+    draw = ImageDraw.Draw(page)
+    if between == "art":
+        draw.rectangle((0, 10, 699, 139), fill=(90, 150, 190))
+        draw.ellipse((-20, -60, 392, 90), fill=(250, 240, 215), outline="black", width=3)
+        draw.ellipse((404, -60, 720, 90), fill=(250, 240, 215), outline="black", width=3)
+    elif between == "box":
+        draw.rectangle((0, 10, 364, 75), fill=(240, 150, 70), outline="black", width=3)
+    draw.line([(0, 10), (699, 10)], fill="black", width=4)
+    draw.text((30, 28), "HOW WONDERFUL!", fill="black", font=FONT)
+    draw.text((430, 28), "TERRIFIC!", fill="black", font=FONT)
+    return np.asarray(page, dtype=np.uint8)
+
+
+def test_two_balloons_whose_rims_the_border_cut_are_parted_at_the_art_between_them() -> None:
+    row = _box(26, 26, 600, 62)
+    first_ends = 30 + FONT.getbbox("HOW WONDERFUL!")[2]
+    for between in ("art", "box"):
+        x = walled_gap(_two_balloons(between), axis_box(row))
+        assert x is not None and first_ends < x < 430, between
+    # a gap as wide on the balloon's own paper, nothing across it, is lettering's (a pause)
+    assert walled_gap(_two_balloons(None), axis_box(row)) is None
+    engine = OcrEngine()
+    lexicon = LetteringLexicon(WordList.load())
+    line = (row, Recognition("HOW WONDERFUL!TERRIFIC!", 0.9), False)
+    out = cut_at_outlines(_two_balloons("art"), [line], lambda c: engine.recognize(c, lexicon))
+    assert [r.text for _d, r, _v in out] == ["HOW WONDERFUL!", "TERRIFIC!"]
+
+
+def test_words_spaced_evenly_on_a_tint_are_not_parted() -> None:
+    page = Image.new("RGB", (700, 100), (90, 150, 190))
+    draw = ImageDraw.Draw(page)
+    draw.text((30, 28), "HOW  WONDERFUL  TERRIFIC", fill="black", font=FONT)
+    assert walled_gap(np.asarray(page, dtype=np.uint8), (26, 26, 600, 62)) is None

@@ -218,3 +218,16 @@ def test_caption_strip_on_a_panels_top_edge_is_read_with_that_panel() -> None:
     assert order_blocks([caption((0, 305, 400, 325))], ps, LTR)[0].panel is None
     # only narration is moved: a balloon there keeps its place between the panels
     assert order_blocks([block(0, (215, 305, 395, 355))], ps, LTR)[0].panel is None
+
+
+def test_a_caption_laid_over_a_balloons_top_is_read_before_it() -> None:
+    ps = order_panels(panels((0, 0, 500, 300)), LTR)
+    balloon = block(0, (86, 23, 341, 225))  # its outline runs up behind the caption box
+    meanwhile = replace(block(1, (87, 24, 211, 49)), kind=BalloonKind.CAPTION)
+    other = block(2, (284, 19, 490, 162))
+    out = order_blocks([balloon, meanwhile, other], ps, LTR)
+    assert [b.id for b in sorted(out, key=lambda b: b.order or 0)] == ["b1", "b0", "b2"]
+    # a caption at the balloon's foot ("...LATER") is read after it
+    below = replace(block(3, (87, 190, 211, 215)), kind=BalloonKind.CAPTION)
+    out = order_blocks([below, balloon, other], ps, LTR)
+    assert [b.id for b in sorted(out, key=lambda b: b.order or 0)] == ["b0", "b2", "b3"]

@@ -271,7 +271,7 @@ def tell_roles(
         return sum(confs) / len(confs) if confs else b.confidence
 
     by_panel = {p.id: p for p in panels}
-    blocks = rejoin_balloons(blocks, by_id, words, _all_sounds)
+    blocks = rejoin_balloons(blocks, by_id, words, _kept_apart)
     crossed = crossed_readings(main)
     blocks = [b for b in blocks if not (_untraced(b) and b.lines and set(b.lines) <= crossed)]
     kept = [
@@ -337,6 +337,12 @@ def _all_sounds(block: Balloon) -> bool:
     return made_of(block.text, _is_sound)
 
 
+def _kept_apart(block: Balloon) -> bool:
+    """Lettering never made part of a balloon it lies in: sounds, and an untraced piece that
+    moves the story on ("MEANWHILE...": a caption box set against the balloon's top)."""
+    return _all_sounds(block) or (_untraced(block) and _opens_narration(block.text))
+
+
 def _opens_narration(text: str) -> bool:
     """Words that move the story on ("LATER...", "AND MEANWHILE", "SUDDENLY SHE...",
     "THE END", a time of day: "THAT NIGHT...") opening the lettering or one of its
@@ -387,8 +393,9 @@ def _sound_or_cry(block: Balloon, lexicon: Lexicon, large: bool = False) -> Ball
         if block.kind is BalloonKind.SPEECH and all(map(_is_sound, bare)) and (large or not voice):
             return replace(block, kind=BalloonKind.SFX)
         return block
-    if block.kind in (BalloonKind.SPEECH, BalloonKind.OTHER, BalloonKind.CAPTION):
-        # a caption's display initial was put back above
+    if block.kind is not BalloonKind.THOUGHT:
+        # a caption's display initial was put back above; display lettering that moves the
+        # story on ("THE END" in large script) is narration, not a sound
         text = block.text if block.kind is BalloonKind.CAPTION else _display_initial(block.text, lexicon)
         if _opens_narration(text):
             return replace(block, kind=BalloonKind.CAPTION, text=text)

@@ -14,6 +14,10 @@ The gap is looked for within a letter's width of where the cut falls when the li
 characters are spaced evenly over its ink (narrow marks and "I" counted narrower). Only
 lines in capitals are judged: that is what the gaps were measured on (hand lettering);
 mixed-case type kerns otherwise.
+
+The other way round, a gap far wider than a word space with an outline or the art across it
+is no gap inside one balloon's lettering: two balloons' rows the detector ran into one line
+(:func:`walled_gap`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ from panelvox.model import Image
 WORD_GAP = 0.11
 #: the smallest mark (line heights) that is a letter
 MARK = 0.3
+#: a gap this wide (line heights) between two pieces of a row, with a wall in it, and this
+#: many times its next widest gap, is no word space (see :func:`walled_gap`)
+WALL_GAP = 0.6
+WALL_RATIO = 1.8
 #: widths of characters, in letters, for placing a cut along the line
 _NARROW = {**dict.fromkeys(".,'!:;\"’", 0.4), "I": 0.5, " ": 0.8}
 
@@ -62,6 +70,11 @@ def blank_gaps(crop: Image) -> Gaps | None:
     letter = np.zeros(n, dtype=bool)
     letter[1:] = stats[1:, cv2.CC_STAT_HEIGHT] >= MARK * h
     cols: npt.NDArray[np.bool_] = np.asarray(letter[labels][int(0.15 * h) : int(0.85 * h)].any(axis=0))
+    return _gaps_of(cols, h)
+
+
+def _gaps_of(cols: npt.NDArray[np.bool_], height: int) -> Gaps | None:
+    """The gaps between the inked columns ``cols`` of a line ``height`` high."""
     xs = np.flatnonzero(cols)
     if xs.size < 2:
         return None
@@ -71,7 +84,48 @@ def blank_gaps(crop: Image) -> Gaps | None:
     starts = [int(e) + 1 for e in edges if inside[e]]
     ends = [int(e) + 1 for e in edges if not inside[e]]
     runs = tuple((int(xs[0]) + s, e - s) for s, e in zip(starts, ends, strict=False))
-    return Gaps(int(xs[0]), int(xs[-1]), runs, h)
+    return Gaps(int(xs[0]), int(xs[-1]), runs, height)
+
+
+def walled_gap(image: Image, box: tuple[float, float, float, float]) -> int | None:
+    """The page column of a gap in the level line boxed ``box`` that no word space is: two
+    pieces lettered on one row of two balloons, or of a caption box and a balloon ("HOW
+    WONDERFUL! | TERRIFIC!", "MEANWHILE... | THE GUESTS"), that the detector ran together.
+
+    A letterer spaces the words of one balloon evenly on its paper. A gap of at least
+    :data:`WALL_GAP` line heights, :data:`WALL_RATIO` times the line's next widest, with a
+    line's width of letters on each side, crossed by a wall (a column where all but a tenth
+    of the row is darker than its paper: an outline, or the art or tint between two
+    balloons) parts two pieces. Letters are the marks that stay within the row (a quarter of
+    its height beyond it at most); an outline runs on past it. None where there is no such
+    gap."""
+    height, width = image.shape[:2]
+    x0, y0, x1, y1 = (round(v) for v in box)
+    x0, x1 = max(0, x0), min(width, x1)
+    h = y1 - y0
+    if h < 6 or x1 - x0 < 3 * h or y0 < 0 or y1 > height:
+        return None
+    top, bottom = max(0, y0 - h // 2), min(height, y1 + h // 2)
+    gray = cv2.cvtColor(np.ascontiguousarray(image[top:bottom, x0:x1]), cv2.COLOR_RGB2GRAY)
+    r0, r1 = y0 - top, y1 - top
+    row = gray[r0:r1]
+    threshold, _ = cv2.threshold(row, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    _n, labels, stats, _c = cv2.connectedComponentsWithStats(
+        (gray <= threshold).astype(np.uint8), connectivity=8
+    )
+    first, tall = stats[:, cv2.CC_STAT_TOP], stats[:, cv2.CC_STAT_HEIGHT]
+    letter = (first >= r0 - 0.25 * h) & (first + tall <= r1 + 0.25 * h) & (tall >= MARK * h)
+    letter[0] = False
+    gaps = _gaps_of(np.asarray(letter[labels[r0:r1]].any(axis=0)), h)
+    if gaps is None:
+        return None
+    wall = (row < 0.8 * float(np.percentile(row, 90))).mean(axis=0) >= 0.9
+    for s, w in gaps.runs:
+        others = [w2 for s2, w2 in gaps.runs if s2 != s]
+        wide = w >= WALL_GAP * h and w >= WALL_RATIO * max(others, default=0)
+        if wide and s - gaps.x0 >= h and gaps.x1 - (s + w) >= h and wall[s : s + w].any():
+            return x0 + s + w // 2
+    return None
 
 
 def room_for_space(text: str, at: int, gaps: Gaps) -> bool:

@@ -6,7 +6,10 @@ reads it as one line ("ISLAND PIRATE! WAS! 'TIS ABOARD MY": the end of one speak
 and the start of the other's; "HOW WONDERFUL! TERRIFIC!"). An outline crossing a row is a
 stroke that runs through the row's whole height and on past it, where a letter stays inside
 its row: straight on above and below it, or curving away on one side where the two rims
-part. There the line is cut, and each part read again, so each joins its own balloon.
+part. Where the rims are cut off (by the panel's border) or the two rows have the art
+between them, the gap between the pieces tells: far wider than the row's word spaces, with
+an outline or the art across it (:func:`panelvox.analysis.letter_gaps.walled_gap`). There
+the line is cut, and each part read again, so each joins its own balloon.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.analysis.letter_gaps import walled_gap
 from panelvox.analysis.tilted_text import Line, Read
 from panelvox.model import Image
 from panelvox.models.ocr import Detection, crop_quad
@@ -153,6 +157,9 @@ def cut_at_outlines(image: Image, lines: list[Line], read: Read) -> list[Line]:
         if v or d.width <= d.height:
             continue
         x = outline_column(image, d, dark)
+        if x is None and abs(float(d.quad[1][1] - d.quad[0][1])) <= 0.25 * d.height:
+            # a gap no word space is, with an outline or the art between two balloons in it
+            x = walled_gap(image, axis_box(d))
         if x is not None:
             gap = max(2.0, 0.2 * d.height)
             todo.append((k, [Detection(q, d.score) for q in split_quad(d.quad, x, gap)]))

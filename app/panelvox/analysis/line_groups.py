@@ -8,6 +8,7 @@ included); a block's lines are read in rows top-down, or in columns right to lef
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Callable, Sequence
 
@@ -62,7 +63,10 @@ def cluster_lines(
     effect beside speech) unless one is furigana; a drop capital makes a caption's first
     line up to about twice as thick as the rest. Vertical columns of one block start at
     the same height (Japanese balloons are top-aligned): a column starting more than a
-    character lower or higher begins another block.
+    character lower or higher begins another block. The rows of one block run parallel:
+    two words lettered at angles :data:`ACROSS` degrees apart are two sounds ("CRASH!" level,
+    "BANG!" on a slant). A story's closing "THE END", larger than the lettering it sits by,
+    is its own block, not the last row of the closing caption.
     """
 
     def linked(i: int, j: int) -> bool:
@@ -73,6 +77,8 @@ def cluster_lines(
         if max(ta, tb) > size_ratio * min(ta, tb) and not (a.ruby or b.ruby or _set_within(a, b)):
             return False
         if a.vertical and abs(a.bbox.y0 - b.bbox.y0) > 1.2 * max(ta, tb):
+            return False
+        if not a.vertical and (_across(a, b) or _closing(a, tb) or _closing(b, ta)):
             return False
         limit = gap * min(ta, tb)
         if a.vertical:
@@ -85,6 +91,28 @@ def cluster_lines(
         return dist <= limit and overlap > 0.2 * min(ta, tb)
 
     return [[lines[i] for i in g] for g in linked_groups(len(lines), linked)]
+
+
+#: rows this many degrees apart in slope or more are no rows of one block
+ACROSS = 20.0
+_THE_END = re.compile(r"(?:THE\s*)?END[.!?]*", re.IGNORECASE)
+
+
+def _across(a: TextLine, b: TextLine) -> bool:
+    """Whether two Latin lines of at least three letters each run at angles :data:`ACROSS`
+    apart (measured on Latin lettering; Japanese sets its rows in columns)."""
+    sa, sb = slope(a), slope(b)
+    if sa is None or sb is None or a.script != "latin" or b.script != "latin":
+        return False
+    if min(sum(c.isalnum() for c in ln.text) for ln in (a, b)) < 3:
+        return False
+    return abs(sa - sb) >= math.radians(ACROSS)
+
+
+def _closing(line: TextLine, other: float) -> bool:
+    """Whether ``line`` is a story's "THE END" lettered larger (a third or more) than
+    lettering ``other`` thick."""
+    return thickness(line) >= 1.3 * other and _THE_END.fullmatch(line.text.strip()) is not None
 
 
 def extent(lines: Sequence[TextLine]) -> BBox:

@@ -237,6 +237,7 @@ def order_blocks(
     for q in ordered_panels:
         mine = [i for i in range(len(blocks)) if owner[i] == q.id and i not in titled]
         ranked = order_boxes([blocks[i].bbox for i in mine], inner, p)
+        ranked = _captions_first([blocks[i] for i in mine], ranked)
         # signs in the art are read after the panel's dialogue, captions and sounds
         ranked = sorted(ranked, key=lambda r: blocks[mine[r.index]].kind is BalloonKind.OTHER)
         for r in ranked:
@@ -246,6 +247,28 @@ def order_blocks(
     for n, (i, conf, panel_id) in enumerate(sequence, start=1):
         out[i] = replace(blocks[i], panel=panel_id, order=n, order_confidence=round(conf, 4))
     return tuple(out)
+
+
+def _captions_first(blocks: Sequence[Balloon], ranked: list[Ranked]) -> list[Ranked]:
+    """``ranked`` with each caption laid over the top of another block's box ("MEANWHILE..."
+    in a box set on a balloon's top corner: most of it inside the box, its top within its
+    own height of the box's top) read just before that block: it sets the scene."""
+    out = list(ranked)
+    for r in ranked:
+        c = blocks[r.index].bbox
+        if blocks[r.index].kind is not BalloonKind.CAPTION:
+            continue
+        at = out.index(r)
+        over = [
+            k
+            for k, o in enumerate(out[:at])
+            if blocks[o.index].kind is not BalloonKind.CAPTION
+            and c.coverage_by(blocks[o.index].bbox) >= 0.8
+            and c.y0 - blocks[o.index].bbox.y0 <= c.height
+        ]
+        if over:
+            out.insert(over[0], out.pop(at))
+    return out
 
 
 def _innermost(box: BBox, panels: Sequence[Panel]) -> Panel | None:
