@@ -11,8 +11,7 @@ each detected panel:
   along most of its length (a balloon may hide the rest) and ending at its corners (a
   horizon or a table's edge runs on);
 - a **circular inset** is a circle whose dark outline runs round nearly all of it, as a
-  frame line does (a band beside it is clear: the paper of the gutter, the flat colour of a
-  ring), not a circle traced through busy art;
+  frame line drawn with compasses does;
 
 and it is set in: it lies against the host's border, with paper between them along the
 sides that face the border (a caption box or a title panel sharing the host's frame, or a
@@ -46,9 +45,9 @@ class InsetParams:
     max_host_share: float = 0.45  # ...and at most this share of its host
     hug: float = 0.03  # a side this close to the host's border lies against it
     gutter_paper: float = 0.7  # paper between a side and the host's border along this share
-    circle_cover: float = 0.85  # a circle's outline drawn round this share of it...
-    circle_clear: float = 0.3  # ...and a band beside it drawn round at most this share
-    hough_perfect: float = 0.3  # circle candidates: OpenCV's HOUGH_GRADIENT_ALT perfectness
+    circle_cover: float = 0.85  # a circle's outline drawn round this share of it
+    hough_perfect: float = 0.3  # circle candidates: OpenCV's HOUGH_GRADIENT_ALT perfectness...
+    hough_dp: tuple[float, ...] = (1.0, 2.0)  # ...and accumulator resolutions, pooled
     max_candidates: int = 40  # candidate lines per axis (more: hatching, not frames)
 
 
@@ -214,17 +213,24 @@ def _circles(rgb: Mask, p: ClassicalParams, q: InsetParams, page_area: int, side
     r_max = min(round(np.sqrt(q.max_host_share * hh * ww / np.pi)), min(hh, ww) // 2)
     if r_max <= r_min:
         return []
-    found = cv2.HoughCircles(
-        cv2.medianBlur(gray, 5),
-        cv2.HOUGH_GRADIENT_ALT,
-        dp=1.5,
-        minDist=r_min,
-        param1=300,
-        param2=q.hough_perfect,
-        minRadius=r_min,
-        maxRadius=r_max,
+    # candidates from a half-size copy (an inset's circle is large), each then fitted
+    half = cv2.medianBlur(
+        cv2.resize(gray, (max(1, ww // 2), max(1, hh // 2)), interpolation=cv2.INTER_AREA), 3
     )
-    if found is None:
+    guesses = []
+    for dp in q.hough_dp:
+        found = cv2.HoughCircles(
+            half,
+            cv2.HOUGH_GRADIENT_ALT,
+            dp=dp,
+            minDist=r_min / 2,
+            param1=300,
+            param2=q.hough_perfect,
+            minRadius=r_min // 2,
+            maxRadius=r_max // 2,
+        )
+        guesses.extend([] if found is None else (2 * found[0]).tolist())
+    if not guesses:
         return []
     # an outline: darker than something within two pixels of it (a line, or a fill's edge)
     lighter = cv2.dilate(gray, np.ones((5, 5), np.uint8)).astype(np.int16)
@@ -233,8 +239,8 @@ def _circles(rgb: Mask, p: ClassicalParams, q: InsetParams, page_area: int, side
     hug = max(2, round(q.hug * side))
     angles = np.linspace(0, 2 * np.pi, 30, endpoint=False)
     kept: list[Contour] = []
-    for guess in found[0]:
-        circle = _fit_circle(outline, float(guess[0]), float(guess[1]), float(guess[2]), q)
+    for gx, gy, gr in guesses:
+        circle = _fit_circle(outline, gx, gy, gr, q)
         if circle is None:
             continue
         cx, cy, r = circle
@@ -248,28 +254,28 @@ def _circles(rgb: Mask, p: ClassicalParams, q: InsetParams, page_area: int, side
 def _fit_circle(
     outline: Mask, cx: float, cy: float, r: float, q: InsetParams
 ) -> tuple[float, float, float] | None:
-    """The circle near (cx, cy, r) best covered by ``outline``, when it is a frame line: drawn
-    round most of the circle, with a clear band beside it (the gutter's paper, or the flat
-    colour of a ring), not a circle traced through busy art, which is drawn at every radius."""
+    """The circle near (cx, cy, r) best covered by ``outline``, when it is drawn round nearly
+    all of it, as a frame line drawn with compasses is (a head or a round balloon in the art
+    is only roughly round)."""
     hh, ww = outline.shape
-    angles = np.linspace(0, 2 * np.pi, 180, endpoint=False)
-    cos, sin = np.cos(angles), np.sin(angles)
-    step = np.arange(-12, 13, 2, dtype=np.float64)  # Hough centres and radii are rough
 
-    def cover(x: np.ndarray, y: np.ndarray, rad: np.ndarray) -> np.ndarray:
-        px = np.clip(np.round(x[..., None] + rad[..., None] * cos), 0, ww - 1).astype(np.intp)
-        py = np.clip(np.round(y[..., None] + rad[..., None] * sin), 0, hh - 1).astype(np.intp)
+    def cover(x: np.ndarray, y: np.ndarray, rad: np.ndarray, n: int = 180) -> np.ndarray:
+        angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
+        px = np.clip(np.round(x[..., None] + rad[..., None] * np.cos(angles)), 0, ww - 1).astype(np.intp)
+        py = np.clip(np.round(y[..., None] + rad[..., None] * np.sin(angles)), 0, hh - 1).astype(np.intp)
         return np.asarray(outline[py, px].mean(axis=-1), np.float64)
 
-    x, y, rad = np.meshgrid(cx + step, cy + step, r + step, indexing="ij")
-    got = cover(x, y, rad)
-    k = np.unravel_index(int(np.argmax(got)), got.shape)
-    bx, by, br = float(x[k]), float(y[k]), float(rad[k])
-    if got[k] < q.circle_cover:
-        return None
-    beside = np.concatenate([br - np.arange(4, 11, 2), br + np.arange(4, 11, 2)])
-    clear = cover(np.full(beside.shape, bx), np.full(beside.shape, by), beside)
-    return (bx, by, br) if float(clear.min()) <= q.circle_clear else None
+    best = (0.0, cx, cy, r)
+    # Hough's centres and radii are rough: a coarse search, then a fine one where it is promising
+    for reach, step, n, least in ((20, 4, 60, q.circle_cover - 0.15), (3, 1, 180, q.circle_cover)):
+        offsets = np.arange(-reach, reach + 1, step, dtype=np.float64)
+        x, y, rad = np.meshgrid(best[1] + offsets, best[2] + offsets, best[3] + offsets, indexing="ij")
+        got = cover(x, y, rad, n)
+        k = np.unravel_index(int(np.argmax(got)), got.shape)
+        best = (float(got[k]), float(x[k]), float(y[k]), float(rad[k]))
+        if best[0] < least:
+            return None
+    return best[1:]
 
 
 def _box_overlap(a: Box, b: Box) -> bool:
