@@ -217,7 +217,7 @@ def _circles(rgb: Mask, p: ClassicalParams, q: InsetParams, page_area: int, side
     half = cv2.medianBlur(
         cv2.resize(gray, (max(1, ww // 2), max(1, hh // 2)), interpolation=cv2.INTER_AREA), 3
     )
-    guesses = []
+    guesses: list[list[float]] = []
     for dp in q.hough_dp:
         found = cv2.HoughCircles(
             half,
