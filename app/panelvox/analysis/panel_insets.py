@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.panel_geometry import ClassicalParams, Contour, Mask
+from panelvox.analysis.panel_geometry import ClassicalParams, Contour, Mask, longest_runs
 
 Box = tuple[int, int, int, int]
 #: added to an inset's stage ("panels:classical+inset")
@@ -69,12 +69,9 @@ def find_insets(
         return []
     side = max(h, w)
     paper = ink[y0:y1, x0:x1] == 0
-    found = [
-        c
-        for c in _rectangles(lines[0][y0:y1, x0:x1], lines[1][y0:y1, x0:x1], p, q, h * w, side)
-        + _circles(rgb[y0:y1, x0:x1], p, q, h * w, side)
-        if _set_in(c, paper, p, q, side)
-    ]
+    rects = _rectangles(lines[0][y0:y1, x0:x1], lines[1][y0:y1, x0:x1], p, q, h * w, side)
+    found = [c for c in rects if _set_in(c, paper, p, q, side, rectangle=True)]
+    found += [c for c in _circles(rgb[y0:y1, x0:x1], p, q, h * w, side) if _set_in(c, paper, p, q, side)]
     kept: list[Contour] = []
     for c in sorted(found, key=lambda c: -cv2.contourArea(c)):
         if not _overlaps(c, kept):
@@ -82,7 +79,9 @@ def find_insets(
     return [c + np.array([x0, y0], np.int32) for c in kept]
 
 
-def _set_in(inset: Contour, paper: Mask, p: ClassicalParams, q: InsetParams, side: int) -> bool:
+def _set_in(
+    inset: Contour, paper: Mask, p: ClassicalParams, q: InsetParams, side: int, rectangle: bool = False
+) -> bool:
     """Whether ``inset`` lies against its host's border (``paper``'s edges) on some side and,
     on every side that does, with paper between them along most of it: across the gutter
     from each point of the side (a rectangle), or in the corners between the circle and the
@@ -91,7 +90,7 @@ def _set_in(inset: Contour, paper: Mask, p: ClassicalParams, q: InsetParams, sid
     hug = max(2, round(q.hug * side))
     x, y, w, h = cv2.boundingRect(inset)
     x1, y1 = x + w - 1, y + h - 1
-    if len(inset) == 4:  # a rectangle: its own frame line, then paper, then the host's border
+    if rectangle:  # its own frame line, then paper, then the host's border
         strips = []
         if x <= hug:
             strips.append(paper[y : y1 + 1, : max(0, x - 1)])
@@ -179,7 +178,7 @@ def _candidates(lines: Mask, min_len: float, most: int) -> list[int]:
     """Rows of ``lines`` holding a stroke at least half ``min_len`` long (a balloon may break
     a side in two), one per band of rows (the row with the longest stroke); none when there
     are too many (hatching, a grid, not frame lines)."""
-    runs = _longest_runs_rows(lines)
+    runs = longest_runs(lines.T)
     rows = np.flatnonzero(runs >= min_len / 2)
     out: list[int] = []
     start = 0
@@ -189,20 +188,6 @@ def _candidates(lines: Mask, min_len: float, most: int) -> list[int]:
             out.append(int(group[np.argmax(runs[group])]))
             start = i
     return out if len(out) <= most else []
-
-
-def _longest_runs_rows(m: Mask) -> npt.NDArray[np.float64]:
-    """Length of the longest run of set pixels in each row of ``m``."""
-    rows, cols = m.shape
-    padded = np.zeros((rows, cols + 2), np.int8)
-    padded[:, 1:-1] = m > 0
-    d = np.diff(padded, axis=1)
-    out = np.zeros(rows, np.float64)
-    sr, sc = np.nonzero(d == 1)
-    _, ec = np.nonzero(d == -1)
-    if sr.size:
-        np.maximum.at(out, sr, (ec - sc).astype(np.float64))
-    return out
 
 
 def _circles(rgb: Mask, p: ClassicalParams, q: InsetParams, page_area: int, side: int) -> list[Contour]:
