@@ -10,7 +10,8 @@ overlapping boxes, the eye sweeps along the top line: a box level with the topmo
 clearly before it across reads first. A caption strip ruled off above a panel's art (outside
 every detected panel, on its top edge) is read with the panel it introduces. On a Western page,
 two panels that a balloon lettered deep across an undrawn border shows to be one are joined first
-(:mod:`panelvox.analysis.panel_join`), and a block sits in the panel whose outline holds it.
+(:mod:`panelvox.analysis.panel_join`), and a block sits in the panel whose outline holds it
+(a balloon inside an inset is read with the inset).
 
 Every decision carries a confidence: 1.0 where a clean gutter separates the groups, lower
 where the cut needed the overlap tolerance, lowest where no cut exists and a top-first
@@ -23,6 +24,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from panelvox.analysis.panel_insets import INSET
 from panelvox.analysis.panel_join import JOINED, join_split_panels
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, Point, ReadingDirection
 
@@ -272,20 +274,27 @@ def _captions_first(blocks: Sequence[Balloon], ranked: list[Ranked]) -> list[Ran
 
 
 def _innermost(box: BBox, panels: Sequence[Panel]) -> Panel | None:
-    """The panel holding most of ``box``; where that panel was joined from two (an L) and
-    the block's middle lies outside its outline, in the corner its box takes in, the panel
-    there: a block sits in the panel whose outline holds it. (Only joined panels: a detected
-    panel's box is its own, and a smaller panel found inside it is as often a false one.)"""
+    """The panel holding most of ``box``, or an inset drawn inside it whose outline holds the
+    block's middle; where that panel was joined from two (an L) and the block's middle lies
+    outside its outline, in the corner its box takes in, the panel there: a block sits in the
+    panel whose outline holds it. (Only insets and joined panels: a detected panel's box is
+    its own, and a smaller panel found inside it otherwise is as often a false one.)"""
     best = max(panels, key=lambda q: box.intersection(q.bbox), default=None)
     middle = box.center
-    if best is None or not best.stage.endswith(JOINED) or not best.polygon or _inside(middle, best.polygon):
+    if best is None:
+        return None
+    insets = [q for q in panels if q is not best and q.stage.endswith(INSET) and _holds(q, middle)]
+    if insets:
+        return min(insets, key=lambda q: q.bbox.area)
+    if not best.stage.endswith(JOINED) or not best.polygon or _inside(middle, best.polygon):
         return best
-    there = [
-        q
-        for q in panels
-        if q is not best and (_inside(middle, q.polygon) if q.polygon else q.bbox.contains_point(middle))
-    ]
+    there = [q for q in panels if q is not best and _holds(q, middle)]
     return min(there, key=lambda q: q.bbox.area, default=best)
+
+
+def _holds(panel: Panel, pt: Point) -> bool:
+    """Whether ``pt`` lies inside ``panel``'s outline (its box where it has none)."""
+    return _inside(pt, panel.polygon) if panel.polygon else panel.bbox.contains_point(pt)
 
 
 def _inside(pt: Point, polygon: Sequence[Point]) -> bool:

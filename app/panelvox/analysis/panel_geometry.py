@@ -66,6 +66,7 @@ class ClassicalParams:
     fragment_area: float = 0.04  # a region this small cut off a panel through its art...
     fragment_seam: float = 0.5  # ...along this share of its shorter side is part of that panel
     fragment_fill: float = 0.93  # ...unless it is a rectangle (fills this share of its box)
+    insets: bool = True  # look for panels drawn inside a panel (panelvox.analysis.panel_insets)
     max_panels: int = 24  # more regions than this: not a panel layout (a text page)
     min_coverage: float = 0.20  # panels covering less of the page: not a panel layout
 

@@ -19,7 +19,10 @@ The classical detector works on a downscaled copy of the page:
    its panel) is joined back to it; regions large enough to be panels become panels
    (bounding box, outline polygon when the shape is not a rectangle, confidence from how
    panel-like the shape is); a page whose structure is implausible (one tiny region, a
-   text page) gets no panels.
+   text page) gets no panels;
+5. inside each panel, insets (panels drawn inside it, set into a corner or along an edge
+   of a splash) are looked for by their own frames (:mod:`panelvox.analysis.panel_insets`);
+   they are panels too, inside their host.
 
 Detectors follow :class:`panelvox.models.detector_contract.PanelDetector`, so an ONNX model
 can replace or join this one; both produce :class:`~panelvox.model.Panel`.
@@ -46,6 +49,7 @@ from panelvox.analysis.panel_geometry import (
     slanted_profiles,
     slanted_split,
 )
+from panelvox.analysis.panel_insets import INSET, find_insets
 from panelvox.model import BBox, Image, PageAnalysis, Panel, Point
 from panelvox.models.detector_contract import PanelDetector
 
@@ -57,6 +61,7 @@ class _Region:
     bbox: tuple[int, int, int, int]  # x0, y0, x1, y1 on the working copy, exclusive ends
     contour: Contour
     area: float
+    inset: bool = False  # drawn inside another region (panelvox.analysis.panel_insets)
 
 
 class ClassicalPanelDetector:
@@ -99,7 +104,11 @@ class ClassicalPanelDetector:
         _xy_cut(filled, (0, 0, sw, sh), p, cuts, 0, lines)
         seam = (cuts > 0) & (filled > 0)  # cuts through art, not along an empty gutter
         filled[cuts > 0] = 0
-        return _merge_slivers(_join_fragments(_regions(_fill_regions(filled, p), p), seam, p), p)
+        regions = _merge_slivers(_join_fragments(_regions(_fill_regions(filled, p), p), seam, p), p)
+        if not p.insets:
+            return regions
+        insets = [c for r in regions for c in find_insets(small, raw, lines, r.bbox, p)]
+        return regions + [_Region(_box(c), c, float(cv2.contourArea(c)), inset=True) for c in insets]
 
 
 class PanelStage:
@@ -405,6 +414,11 @@ def _join_fragments(regions: list[_Region], seam: Mask, p: ClassicalParams) -> l
     return [r for r in out if r is not None]
 
 
+def _box(contour: Contour) -> tuple[int, int, int, int]:
+    x, y, w, h = cv2.boundingRect(contour)
+    return (x, y, x + w, y + h)
+
+
 def _fill(reg: _Region) -> float:
     """Share of its bounding box a region fills: 1.0 for a rectangle."""
     x0, y0, x1, y1 = reg.bbox
@@ -469,4 +483,5 @@ def _to_panel(reg: _Region, i: int, inv: float, w: int, h: int, stage: str) -> P
         polygon = tuple(Point(min(w, float(x) * inv), min(h, float(y) * inv)) for x, y in approx)
     # Rectangular, solid regions are panels; ragged ones may be borderless art or a merge.
     confidence = float(np.clip(0.35 + 0.4 * fill + 0.25 * solidity, 0.0, 1.0))
+    stage += INSET if reg.inset else ""
     return Panel(id=f"p{i}", bbox=bbox, confidence=confidence, stage=stage, polygon=polygon)
