@@ -368,8 +368,7 @@ def _regions(filled: Mask, p: ClassicalParams) -> list[_Region]:
         area = float(cv2.contourArea(c))
         if area < p.min_panel_area * h * w:
             continue
-        x, y, bw, bh = cv2.boundingRect(c)
-        out.append(_Region((x, y, x + bw, y + bh), c, area))
+        out.append(_Region(_box(c), c, area))
     return out
 
 
@@ -408,13 +407,13 @@ def _join_fragments(regions: list[_Region], seam: Mask, p: ClassicalParams) -> l
         if frag is None or host is None:
             continue
         joined = np.concatenate([frag.contour, host.contour])
-        x, y, bw, bh = cv2.boundingRect(joined)
-        out[j] = _Region((x, y, x + bw, y + bh), cv2.convexHull(joined), frag.area + host.area)
+        out[j] = _Region(_box(joined), cv2.convexHull(joined), frag.area + host.area)
         out[i] = None
     return [r for r in out if r is not None]
 
 
 def _box(contour: Contour) -> tuple[int, int, int, int]:
+    """A contour's bounding box (x0, y0, x1, y1), exclusive ends."""
     x, y, w, h = cv2.boundingRect(contour)
     return (x, y, x + w, y + h)
 
@@ -450,10 +449,9 @@ def _merge_slivers(regions: list[_Region], p: ClassicalParams) -> list[_Region]:
                     fits = shared >= 0.8 * aw and (bx1 - bx0) <= 1.3 * aw
                 if fits and gap <= 3:
                     joined = np.concatenate([a.contour, b.contour])
-                    x, y, w, h = cv2.boundingRect(joined)
                     hull = cv2.convexHull(joined)
                     out = [r for r in out if r is not a and r is not b]
-                    out.append(_Region((x, y, x + w, y + h), hull, a.area + b.area))
+                    out.append(_Region(_box(joined), hull, a.area + b.area))
                     changed = True
                     break
             if changed:
