@@ -38,7 +38,7 @@ def rss_mib(pid: int | str = "self") -> float:
     return 0.0
 
 
-def main() -> int:
+def main() -> int:  # noqa: C901 (over the budget before it existed: split when next changed)
     ap = argparse.ArgumentParser()
     ap.add_argument("--book", type=Path, default=REPO / "assets" / "sample.cbz")
     ap.add_argument("--keys", type=int, default=60)

@@ -64,7 +64,7 @@ def _replay(seeds: dict[str, tuple[str, bytes]], base_seed: int, index: int) -> 
     return name + suffix, mutate(rng, seed, others)
 
 
-def main() -> int:
+def main() -> int:  # noqa: C901 (over the budget before it existed; split it when next changed)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, default=30_000)
     parser.add_argument("--workers", type=int, default=1)

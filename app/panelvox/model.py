@@ -240,6 +240,12 @@ class Character:
     #: what the listener hears for this character: its name, or "character 2" (one number per
     #: person on the page); set by the book's names pass, None before it and for silent figures
     label: str | None = None
+    #: the person of the book: the same id on every page where Panelvox believes the same
+    #: person appears (set by the book's persons pass; None before it and for silent figures)
+    person: str | None = None
+    #: what a speaking person looks like (an appearance embedding of where their balloons
+    #: point, mean over their balloons on the page); on the person's own figure only
+    look: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

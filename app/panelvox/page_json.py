@@ -79,6 +79,8 @@ def page_to_json(page: PageAnalysis) -> dict[str, Any]:
                 "name_confidence": json_number(c.name_confidence),
                 "label": c.label,
                 "cluster": c.cluster,
+                "person": c.person,
+                **({"look": [round(x, 4) for x in c.look]} if c.look else {}),
                 "confidence": json_number(c.confidence),
                 "stage": c.stage,
                 "kind": c.kind,
@@ -157,6 +159,8 @@ def page_from_json(data: Mapping[str, Any]) -> PageAnalysis:
                     name_confidence=float(c.get("name_confidence", 1.0)),
                     label=c.get("label"),
                     cluster=c.get("cluster"),
+                    person=c.get("person"),
+                    look=tuple(float(x) for x in c.get("look", ())),
                 )
                 for c in data.get("characters", [])
             ),

@@ -53,9 +53,23 @@ def test_f2_names_the_speaker_and_the_name_sticks(
     mark = len(heard(spy, queue))
     c.rename_speaker(target, "  Mabel   Jones ")
     _settle(c)
-    assert "Character 1 is now called Mabel Jones, in this whole book." in heard_since(spy, queue, mark)
+    said = " ".join(heard_since(spy, queue, mark))
+    assert "Character 1 is now called Mabel Jones. Balloons with the name: 1 on this page, 1 in" in said
+    assert "Control Z undoes it." in said
     assert NameStore().names(c.book.content_hash if c.book else "") == {"p1:c1": "Mabel Jones"}
     assert c.position_text().startswith("Mabel Jones")
+
+    # Control Z puts back what was there, and says so
+    mark = len(heard(spy, queue))
+    c.run(Command.UNDO_RENAME)
+    _settle(c)
+    assert "Undone." in " ".join(heard_since(spy, queue, mark))
+    assert NameStore().names(c.book.content_hash if c.book else "") == {}
+    assert not c.position_text().startswith("Mabel Jones")
+    c.run(Command.UNDO_RENAME)
+    assert "There is no name to undo." in " ".join(heard_since(spy, queue, mark))
+    c.rename_speaker(target, "Mabel Jones")
+    _settle(c)
 
     # a new session on the same book (the store is the user's file) still knows the name
     c.close()

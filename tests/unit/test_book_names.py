@@ -1,4 +1,9 @@
-"""Book-level names: ComicInfo ``Characters``, the user's renames by look, and `panelvox names`."""
+"""Book-level names: ComicInfo ``Characters``, the user's renames on persons of the book, and
+`panelvox names`.
+
+Most tests here are about what a page's words hold, so they group no persons across pages
+(:func:`_apart`); the ones about persons of the book give a model where looks decide.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import numpy as np
 import pytest
 from page_fixtures import exchange
 
+from panelvox.analysis.identity import describe
 from panelvox.analysis.lettering import WordList
 from panelvox.books import open_book
 from panelvox.cli.common import UsageError
@@ -28,19 +34,42 @@ from panelvox.model import (
     SpeakerReason,
 )
 from panelvox.names.book_names import BookNames, comicinfo_names
+from panelvox.names.book_persons import FEATURES as PERSON_FEATURES
+from panelvox.names.book_persons import PersonModel
 from panelvox.names.labels import label_page
 from panelvox.names.listing import speaking_characters
-from panelvox.names.stores import LearnedNames, NameStore, character_key, character_look
+from panelvox.names.stores import LearnedNames, NameStore, character_key
 from panelvox.narration.describe import panel_facts
 from panelvox.narration.overview import describe_here
 from panelvox.narration.script import speaker_label
 
 RED, BLUE = (200, 30, 30), (30, 60, 200)
+RED_LOOK, BLUE_LOOK = (1.0, 0.0), (0.0, 1.0)
 
 
 @pytest.fixture(scope="module")
 def words() -> WordList:
     return WordList.load()
+
+
+def _apart() -> PersonModel:
+    """A person model that never joins page persons of two pages."""
+    n = len(PERSON_FEATURES)
+    return PersonModel(np.zeros(n), np.ones(n), np.zeros(n), -10.0, 0.0)
+
+
+def _by_look() -> PersonModel:
+    """A person model where looks decide: log-odds 10 * (similarity - 0.5)."""
+    n = len(PERSON_FEATURES)
+    coef = np.zeros(n)
+    coef[PERSON_FEATURES.index("look_similarity")] = 10.0
+    return PersonModel(np.zeros(n), np.ones(n), coef, -5.0, 0.0)
+
+
+def _looking(page: PageAnalysis, *looks: tuple[float, ...]) -> PageAnalysis:
+    """``page`` with its persons' own figures (c1, c2 ...) looking like ``looks``."""
+    chars = tuple(replace(c, look=look) for c, look in zip(page.characters, looks, strict=False))
+    return replace(page, characters=(*chars, *page.characters[len(chars) :]))
 
 
 def _image(left: tuple[int, int, int], right: tuple[int, int, int]) -> Image:
@@ -76,36 +105,30 @@ def test_comicinfo_lets_an_english_word_name_from_one_mention(tmp_path: Path, wo
     assert _names(named) == {"c1": None, "c2": "Curt Walker"}
 
 
-def test_a_rename_sticks_for_the_book_by_look(tmp_path: Path, words: WordList) -> None:
+def test_a_rename_reaches_the_person_of_the_book_and_no_one_else(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
-    page1, image1 = _page(1, "HELLO!", "HI!"), _image(RED, BLUE)
-    look = character_look(image1, page1, page1.characters[1])
-    store.rename("h", character_key(1, page1.characters[1]), "The Laird", look.tolist())
-    names = BookNames("h", (), store, words=words)
+    page1 = _looking(_page(1, "HELLO!", "HI!"), RED_LOOK, BLUE_LOOK)
+    store.rename("h", character_key(1, page1.characters[1]), "The Laird")
+    names = BookNames("h", (), store, words=words, persons=_by_look())
     assert _names(names.apply(page1)) == {"c1": None, "c2": "The Laird"}
-    # page 2: the blue figure now stands on the left; the name follows the look, not the id
-    page2 = _page(2, "WHO?", "ME!")
-    loads: list[int] = []
-
-    def load() -> Image:
-        loads.append(1)
-        return _image(BLUE, RED)
-
-    assert _names(names.apply(page2, load)) == {"c1": "The Laird", "c2": None}
-    assert loads == [1]
-    # the renamed figure itself is sure; its look-alike on another page is a guess
+    # page 2: the blue figure now stands on the left; the name follows the person, not the id
+    page2 = _looking(_page(2, "WHO?", "ME!"), BLUE_LOOK, RED_LOOK)
+    assert _names(names.apply(page2)) == {"c1": "The Laird", "c2": None}
+    # the renamed figure itself is sure; the same person on another page is a guess
     assert names.apply(page1).characters[1].name_confidence == 1.0
-    assert names.apply(page2, load).characters[0].name_confidence < 0.5
-    # a page where nobody looks like the renamed one keeps its own names
-    assert _names(names.apply(page2, lambda: _image(RED, RED))) == {"c1": None, "c2": None}
-    # without an image only the page's own renames apply
-    assert _names(names.apply(page2)) == {"c1": None, "c2": None}
+    assert names.apply(page2).characters[0].name_confidence < 0.5
+    assert names.apply(page2).characters[0].person == names.apply(page1).characters[1].person
+    # a page where nobody is that person keeps its own names
+    other = BookNames("h", (), store, words=words, persons=_by_look())
+    other.learn(page1)
+    page3 = _looking(_page(3, "WHO?", "ME!"), RED_LOOK, (0.9, 0.3))
+    assert _names(other.apply(page3)) == {"c1": None, "c2": None}
 
 
 def test_a_users_name_wins_over_a_learned_one(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
     page = _page(1, "STEENIE, COME HERE!", "WHO ARE YOU?")
-    names = BookNames("h", ("Steenie",), store, words=words)
+    names = BookNames("h", ("Steenie",), store, words=words, persons=_apart())
     assert _names(names.apply(page)) == {"c1": None, "c2": "Steenie"}
     store.rename("h", "p1:c2", "Steenie Steenson")
     store.rename("h", "p1:c1", "Dougal")
@@ -140,6 +163,9 @@ class _FixedStage:
 
     def __call__(self, image: Image, analysis: PageAnalysis) -> PageAnalysis:
         page = _page(analysis.page, "STEENIE, COME HERE!", "WHO ARE YOU?")
+        # each person looks like the colour of their figure, as the speakers stage would see it
+        looks = (tuple(float(x) for x in describe(image, c.bbox)) for c in page.characters)
+        page = _looking(page, *looks)
         return replace(page, width=analysis.width, height=analysis.height, direction=analysis.direction)
 
 
@@ -158,6 +184,7 @@ def test_names_command_lists_and_renames(
 ) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr("panelvox.analysis.pipeline.default_stages", lambda: (_FixedStage(),))
+    monkeypatch.setattr(PersonModel, "shipped", staticmethod(_by_look))
     book = _book(tmp_path / "two.cbz")
     store = NameStore(tmp_path / "cfg" / "names.json")
     out = io.StringIO()
@@ -170,7 +197,7 @@ def test_names_command_lists_and_renames(
     assert "Dougal MacCallum" in out.getvalue()
     out = io.StringIO()
     run_names(book, pages=(2, 2), store=store, out=out)
-    # page 2 has the colours swapped: the rename found the red figure, now on the right
+    # page 2 has the colours swapped: the rename reached the red one's person, now on the right
     assert "p2:c2  Dougal MacCallum" in out.getvalue() and "Page 1" not in out.getvalue()
     with pytest.raises(UsageError):
         run_names(book, rename=("p9:c1", "X"), store=store, out=io.StringIO())
@@ -183,15 +210,11 @@ def test_names_command_lists_and_renames(
     assert store.names(content_hash) == {} and store.looks(content_hash) == {}
 
 
-def test_a_page_without_characters_is_never_loaded(tmp_path: Path, words: WordList) -> None:
+def test_a_page_without_characters_is_left_as_it_is(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
     store.rename("h", "p1:c1", "Ann", [0.5] * 52)
     empty = PageAnalysis(page=2, width=0, height=0, direction=ReadingDirection.LTR)
-
-    def broken() -> Image:
-        raise AssertionError("an unreadable page must not be decoded again")
-
-    assert BookNames("h", ("Ann",), store, words=words).apply(empty, broken) is empty
+    assert BookNames("h", ("Ann",), store, words=words).apply(empty) is empty
 
 
 def _two_panels(number: int, texts: tuple[str, str, str, str]) -> PageAnalysis:
@@ -222,7 +245,7 @@ def _two_panels(number: int, texts: tuple[str, str, str, str]) -> PageAnalysis:
 
 def test_a_name_holds_on_two_exchanges_or_the_books_confirmation(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
-    names = BookNames("h", (), store, words=words)
+    names = BookNames("h", (), store, words=words, persons=_apart())
     # one exchange, and the book says the name nowhere else: it may be a misread word
     once = _page(1, "DOUGAL, COME HERE!", "WHAT?")
     assert _names(names.apply(once)) == {"c1": None, "c2": None}
@@ -230,7 +253,8 @@ def test_a_name_holds_on_two_exchanges_or_the_books_confirmation(tmp_path: Path,
     twice = _two_panels(2, ("DOUGAL, COME HERE!", "WHAT?", "DOUGAL! LOOK!", "HMM?"))
     named = names.apply(twice)
     assert _names(named) == {"c1": None, "c2": "Dougal", "c3": None, "c4": "Dougal"}
-    assert {c.id: c.label for c in named.characters}["c1"] == "character 1"
+    # a person the book has not heard before gets the next number: 1 and 2 were said on page 1
+    assert {c.id: c.label for c in named.characters}["c1"] == "character 3"
     # the book's other pages say it twice now: one exchange holds on page 1 too
     assert _names(names.apply(once)) == {"c1": None, "c2": "Dougal"}
     # a page that does not say the name names nobody: looks are no evidence of a name
@@ -251,7 +275,7 @@ def _only(page: PageAnalysis, *keep: str) -> PageAnalysis:
 def test_a_call_answered_only_in_the_next_panel_needs_more_than_the_books_word(
     tmp_path: Path, words: WordList
 ) -> None:
-    names = BookNames("h", (), NameStore(tmp_path / "names.json"), words=words)
+    names = BookNames("h", (), NameStore(tmp_path / "names.json"), words=words, persons=_apart())
     names.apply(_two_panels(3, ("DOUGAL, COME HERE!", "WHAT?", "DOUGAL! LOOK!", "HMM?")))  # said twice
     # panel 1: the call; the next voice is in panel 2: perhaps the one called, perhaps the
     # next scene's speaker. One such exchange is not enough, even for a name the book knows
@@ -299,7 +323,7 @@ def test_learned_names_are_saved_only_when_asked_and_read_back(tmp_path: Path, w
     store = NameStore(tmp_path / "cfg" / "names.json")
     learned = LearnedNames.beside(store)
     assert learned.path.parent == tmp_path / "cfg"
-    names = BookNames("h", (), store, learned, words)
+    names = BookNames("h", (), store, learned, words, _apart())
     names.apply(_two_panels(2, ("DOUGAL, COME HERE!", "WHAT?", "DOUGAL! LOOK!", "HMM?")))
     assert not learned.path.exists()  # reading a page writes nothing
     names.save()
@@ -308,7 +332,7 @@ def test_learned_names_are_saved_only_when_asked_and_read_back(tmp_path: Path, w
     names.save()  # nothing changed: the file is not rewritten
     assert learned.path.stat().st_mtime_ns == mtime
     # a new session knows what page 2 said before page 2 is read again
-    again = BookNames("h", (), store, LearnedNames.beside(store), words)
+    again = BookNames("h", (), store, LearnedNames.beside(store), words, _apart())
     assert _names(again.apply(_page(1, "DOUGAL, COME HERE!", "WHAT?"))) == {"c1": None, "c2": "Dougal"}
 
 
@@ -320,7 +344,9 @@ def test_names_do_not_depend_on_the_order_pages_are_read(tmp_path: Path, words: 
     }
 
     def read_all(order: list[int]) -> dict[int, dict[str, str | None]]:
-        names = BookNames("h", (), NameStore(tmp_path / f"{order}" / "names.json"), words=words)
+        names = BookNames(
+            "h", (), NameStore(tmp_path / f"{order}" / "names.json"), words=words, persons=_apart()
+        )
         for n in order:
             names.apply(pages[n])
         return {n: _names(names.apply(page)) for n, page in pages.items()}
@@ -347,3 +373,47 @@ def test_a_figure_the_words_named_is_heard_by_name_and_its_person_by_number(
     facts = panel_facts(named, named.panels[1])
     assert facts.dialogue == (("character 1", "DOUGAL, IS IT YOU?"), ("Dougal", "AYE."))
     assert describe_here(named, "p2") == "2 text blocks; character 1, Dougal speak."
+
+
+def _labels(page: PageAnalysis) -> dict[str, str | None]:
+    return {c.id: c.label for c in page.characters}
+
+
+def test_persons_and_names_do_not_depend_on_the_order_pages_are_read(tmp_path: Path, words: WordList) -> None:
+    pages = {
+        1: _looking(_page(1, "DOUGAL, COME HERE!", "WHAT?"), RED_LOOK, BLUE_LOOK),
+        2: _looking(_page(2, "WHO?", "ME!"), BLUE_LOOK, RED_LOOK),
+        3: _looking(
+            _two_panels(3, ("DOUGAL, COME HERE!", "WHAT?", "DOUGAL! LOOK!", "HMM?")), RED_LOOK, BLUE_LOOK
+        ),
+    }
+
+    def read_all(order: list[int]) -> dict[int, dict[str, tuple[str | None, str | None]]]:
+        names = BookNames(
+            "h", (), NameStore(tmp_path / f"{order}" / "names.json"), words=words, persons=_by_look()
+        )
+        for n in order:
+            names.apply(pages[n])
+        return {n: {c.id: (c.name, c.person) for c in names.apply(p).characters} for n, p in pages.items()}
+
+    forward, backward = read_all([1, 2, 3]), read_all([3, 2, 1])
+    assert forward == backward
+    # the blue one answers "Dougal" on pages 1 and 3: one person, named on both as fact, and
+    # carried to page 2 as a guess
+    assert forward[1]["c2"][0] == forward[3]["c2"][0] == "Dougal"
+    assert forward[2]["c1"] == ("Dougal", forward[1]["c2"][1])
+    assert forward[2]["c2"][1] == forward[1]["c1"][1] != forward[1]["c2"][1]
+
+
+def test_a_number_once_heard_stays_with_its_person(tmp_path: Path, words: WordList) -> None:
+    names = BookNames("h", (), NameStore(tmp_path / "names.json"), words=words, persons=_by_look())
+    # page 2 is read first: the blue one speaks first there
+    assert _labels(names.apply(_looking(_page(2, "WHO?", "ME!"), BLUE_LOOK, RED_LOOK))) == {
+        "c1": "character 1",
+        "c2": "character 2",
+    }
+    # on page 1 the red one speaks first, but "character 1" was said for the blue one
+    assert _labels(names.apply(_looking(_page(1, "HELLO!", "HI!"), RED_LOOK, BLUE_LOOK))) == {
+        "c1": "character 2",
+        "c2": "character 1",
+    }

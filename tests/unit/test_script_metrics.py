@@ -15,12 +15,12 @@ from panelvox.eval.loaders.script_loader import load_script, load_scripts
 from panelvox.eval.script_metrics import (
     HeardBlock,
     aggregate_scores,
-    format_script_report,
     name_fits,
     name_words,
     normalize_text,
     score_script_page,
 )
+from panelvox.eval.script_report import format_script_report
 
 CAST = {"Kala": ("the kid",), "Chad Billow": ("Chad", "Billow"), "Jasper": (), "Wilbur": ()}
 

@@ -51,20 +51,24 @@ def default_cache_dir() -> Path:
     return paths.cache_dir() / "analysis"
 
 
-def pipeline_fingerprint(stages: Sequence[Stage]) -> str:
+def pipeline_fingerprint(stages: Sequence[Stage], ignore: Sequence[Path] = ()) -> str:
     """A short hash of everything that decides what the stages output.
 
     The stages' own code (the modules of the stage classes and of the objects they hold,
     with every Panelvox module those import, followed statically), the data files next to
     that code, the stages' parameters and the versions of the runtime packages that run the
     models. Code that only reads or shows the cached result (the names pass, the commands,
-    the reader) is not in it, so changing it keeps every user's cache.
+    the reader) is not in it, so changing it keeps every user's cache. ``ignore`` leaves out
+    data files the caller knows these stages never read (a training script's own models).
     """
+    ignored = {p.resolve() for p in ignore}
     h = hashlib.sha256(__version__.encode())
     h.update(repr([type(s).__qualname__ for s in stages]).encode())
     for stage in stages:
         h.update(repr(getattr(stage, "params", None)).encode())
     for path in _stage_sources(stages):
+        if path.resolve() in ignored:
+            continue
         h.update(path.relative_to(_PKG).as_posix().encode())
         h.update(path.read_bytes())
     for name in _RUNTIME_PACKAGES:

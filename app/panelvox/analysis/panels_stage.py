@@ -216,7 +216,7 @@ def _is_gutter_network(hole: Contour, outer_area: float) -> bool:
     return area > 0.05 * outer_area and area < 0.5 * bw * bh and bw * bh > 0.5 * outer_area
 
 
-def _xy_cut(
+def _xy_cut(  # noqa: C901 (over the budget before it existed: split when next changed)
     filled: Mask,
     region: tuple[int, int, int, int],
     p: ClassicalParams,

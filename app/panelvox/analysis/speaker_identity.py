@@ -162,7 +162,7 @@ def balloon_facts(analysis: PageAnalysis, links: Sequence[SpeakerLink], image: I
                 figures_in_panel=sum(
                     1 for c in analysis.characters if c.panel == b.panel and c.kind == "body"
                 ),
-                grams=_grams(b.text),
+                grams=grams(b.text),
                 addressed=frozenset(_ADDRESS.findall(" ".join(b.text.upper().split()))),
                 question=b.text.strip().endswith("?"),
                 thought=b.kind is BalloonKind.THOUGHT,
@@ -196,7 +196,7 @@ def pair_features(u: BalloonFacts, v: BalloonFacts, lag: int, page_side: float) 
     u_last, v_last = u.rank == u.in_panel - 1, v.rank == v.in_panel - 1
     same_rank = float((u_first and v_first) or (u_last and v_last))
     cross_rank = float((u_last and v_first) or (u_first and v_last)) * (1.0 - single)
-    words = _cosine(u.grams, v.grams)
+    words = cosine(u.grams, v.grams)
     same_figure = float(u.figure is not None and u.figure == v.figure)
     figure_look = (
         distance(u.figure_look, v.figure_look)
@@ -369,12 +369,14 @@ def membership(
     return out
 
 
-def _grams(text: str) -> Counter[str]:
+def grams(text: str) -> Counter[str]:
+    """Letter trigrams of a text (dialect is spelt out: the way a person speaks)."""
     t = " " + re.sub(r"[^A-Z' ]+", " ", text.upper()) + " "
     return Counter(t[k : k + 3] for k in range(len(t) - 2))
 
 
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
+def cosine(a: Counter[str], b: Counter[str]) -> float:
+    """Cosine similarity of two counts."""
     num = sum(n * b.get(k, 0) for k, n in a.items())
     den = math.sqrt(sum(n * n for n in a.values()) * sum(n * n for n in b.values()))
     return num / den if den else 0.0

@@ -33,6 +33,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+import numpy.typing as npt
+
 from panelvox.analysis.identity import body_of
 from panelvox.analysis.speaker_identity import (
     BalloonFacts,
@@ -90,7 +93,8 @@ class SpeakersStage:
         log_odds = list(model.log_odds(rows))
         persons = group_persons(len(facts), pairs, log_odds, model.merge_bias)
         sure = membership(len(facts), pairs, log_odds, persons)
-        out = as_persons(replace(analysis, speakers=links), facts, persons, sure)
+        looks = [f.anchor_look for f in facts]
+        out = as_persons(replace(analysis, speakers=links), facts, persons, sure, looks)
         return replace(out, stages=(*analysis.stages, STAGE))
 
 
@@ -99,12 +103,14 @@ def as_persons(
     facts: Sequence[BalloonFacts],
     persons: Sequence[int],
     sure: Sequence[float] | None = None,
+    looks: Sequence[npt.NDArray[np.float32]] | None = None,
 ) -> PageAnalysis:
     """``analysis`` with its dialogue balloons' links pointing at persons (see the module doc).
 
     ``facts`` are the dialogue balloons in reading order, ``persons`` their person labels and
     ``sure`` how sure each one's person is (:func:`membership`); a link's confidence is the
-    lower of that and how sure its figure was.
+    lower of that and how sure its figure was. ``looks`` (one per balloon) give each person's
+    own figure the mean look of its balloons, which the book's persons pass compares across pages.
     """
     sure = sure if sure is not None else [1.0] * len(facts)
     sure_of = {f.balloon.id: s for f, s in zip(facts, sure, strict=True)}
@@ -116,6 +122,10 @@ def as_persons(
     cluster_of: dict[str, str] = {}  # figure id -> person cluster
     new_links: dict[str, SpeakerLink] = {}
     voices = 0
+    look_of: dict[str, tuple[float, ...]] = {}  # person's own figure -> their mean look
+    look_by_balloon = (
+        dict(zip((f.balloon.id for f in facts), looks, strict=True)) if looks is not None else {}
+    )
     for person, group in sorted(members.items()):
         key = f"k{person + 1}"
         figures = [f.figure for f in group if f.figure is not None]
@@ -132,6 +142,9 @@ def as_persons(
             cluster_of[who] = key
         for fid in figures:
             cluster_of.setdefault(fid, key)
+        seen = [look_by_balloon[f.balloon.id] for f in group if f.balloon.id in look_by_balloon]
+        if seen:
+            look_of[who] = tuple(round(float(x), 4) for x in np.mean(np.stack(seen), axis=0))
         for f in group:
             old = links.get(f.balloon.id)
             own = f.figure
@@ -156,7 +169,7 @@ def as_persons(
             body = body_of(c, [b for b in chars if b.kind == "body" and b.panel == c.panel])
             if body is not None:
                 cluster = cluster_of.get(body.id) or others.get(body.cluster or body.id)
-        out_chars.append(replace(c, cluster=cluster))
+        out_chars.append(replace(c, cluster=cluster, look=look_of.get(c.id, c.look)))
     speakers = tuple(new_links.get(link.balloon, link) for link in analysis.speakers)
     return replace(analysis, characters=tuple(out_chars), speakers=speakers)
 

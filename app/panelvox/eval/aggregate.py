@@ -53,6 +53,11 @@ GROUP_METRICS: Mapping[Group, tuple[str, ...]] = {
                 "junk_rate",
                 "baseline.attribution",
                 "baseline.turns",
+                "story_attribution",
+                "common_label",
+                "labels_per_person",
+                "baseline.story_attribution",
+                "baseline.labels_per_person",
             )
         ),
         # the uncertainty cue: how often a line said with it, or plainly, is wrong

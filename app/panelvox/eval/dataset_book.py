@@ -25,6 +25,7 @@ from panelvox.eval.ground_truth import GTPage
 from panelvox.i18n import _
 from panelvox.model import Image, ReadingDirection
 from panelvox.names.book_names import BookNames
+from panelvox.names.book_persons import PersonModel
 from panelvox.names.stores import NameStore
 from panelvox.pages import PageService, PageSource
 
@@ -87,11 +88,16 @@ def books_of(pages: Sequence[GTPage]) -> list[tuple[str, list[GTPage]]]:
 
 @contextmanager
 def dataset_pages(
-    name: str, pages: Sequence[GTPage], analyzer: PageSource, words: WordList | None = None
+    name: str,
+    pages: Sequence[GTPage],
+    analyzer: PageSource,
+    words: WordList | None = None,
+    persons: PersonModel | None = None,
 ) -> Iterator[PageService[DatasetBook]]:
     """A page service over one dataset book: ``analyzer``'s stages, and the names pass with an
     empty store of its own (never the user's)."""
     book = DatasetBook(name, pages)
     with TemporaryDirectory(prefix="panelvox-eval-") as tmp:
-        names = BookNames(book.content_hash, (), NameStore(Path(tmp) / "names.json"), words=words)
+        store = NameStore(Path(tmp) / "names.json")
+        names = BookNames(book.content_hash, (), store, words=words, persons=persons)
         yield PageService(book, analyzer, names)

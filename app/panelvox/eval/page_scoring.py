@@ -126,6 +126,7 @@ def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> lis
     """What the listener hears of each block, in reading order: its text and kind, its speaker
     (the page JSON's id) and the name said before it, and the cues, as the narration says it."""
     said = {u.region.block: u for u in script_page(pred, prefs or NarrationPrefs()) if u.region.block}
+    persons = {c.id: c.person for c in pred.characters if c.person is not None}
     out = []
     for b in pred.blocks_in_order():
         link = pred.speaker_of(b.id)
@@ -134,8 +135,9 @@ def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> lis
         guess = utt is not None and name is not None and Flag.SPEAKER_UNCERTAIN in utt.flags
         unsure = utt is not None and Flag.UNCERTAIN in utt.flags
         speaker = link.character if link else None
+        person = persons.get(speaker) if speaker is not None else None
         confidence = text_confidence(pred, b)
-        out.append(HeardBlock(b.id, b.text, b.kind.value, speaker, name, guess, unsure, confidence))
+        out.append(HeardBlock(b.id, b.text, b.kind.value, speaker, name, guess, unsure, confidence, person))
     return out
 
 

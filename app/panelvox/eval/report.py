@@ -11,7 +11,7 @@ from typing import Any
 from panelvox.eval.aggregate import WORST_PAGE_KEYS, MetricValue, worst_pages
 from panelvox.eval.cue_calibration import format_cue_report
 from panelvox.eval.runner import DatasetResult
-from panelvox.eval.script_metrics import format_script_report
+from panelvox.eval.script_report import format_script_report
 
 
 def fmt(value: MetricValue) -> str:

@@ -50,6 +50,7 @@ from scipy.optimize import linear_sum_assignment
 
 from panelvox.eval.dialogue_metrics import longest_non_decreasing
 from panelvox.eval.ground_truth import GoldenScript, LineKind, ScriptLine
+from panelvox.eval.story_metrics import LabelledLine, line_label, story_metrics
 
 FUZZY = 0.8
 MAX_WINDOW = 3
@@ -108,6 +109,8 @@ class HeardBlock:
     #: the words are said with the uncertainty cue; how sure their recognition is
     unsure: bool = False
     confidence: float = 1.0
+    #: the speaker's person of the book (the page JSON's ``person``); None when not known
+    person: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in HEARD_KINDS:
@@ -178,6 +181,9 @@ class ScriptPageScore:
     baseline: SpeakerCounts
     #: per scored GT line: index of its first matched block in the heard sequence, or None
     positions: tuple[int | None, ...] = ()
+    #: (GT speaker, story label) of each found dialogue line with a sure speaker, for the
+    #: story metrics (:mod:`panelvox.eval.story_metrics`)
+    dialogue: tuple[LabelledLine, ...] = ()
 
     @property
     def found_rate(self) -> float:
@@ -388,7 +394,17 @@ def score_script_page(script: GoldenScript, heard: Sequence[HeardBlock]) -> Scri
         speakers=_speaker_counts(script, dialogue, heard),
         baseline=_speaker_counts(script, dialogue, baseline),
         positions=tuple(None if m is None else m.first_block for m in matches),
+        dialogue=tuple(
+            (line.speaker, story_label(script.page, heard[i]))
+            for line, i in dialogue
+            if line.speaker_sure and line.speaker is not None
+        ),
     )
+
+
+def story_label(page_id: str, block: HeardBlock) -> str | None:
+    """A line's label across its story (:func:`panelvox.eval.story_metrics.line_label`)."""
+    return line_label(page_id, block.person, block.name, block.speaker)
 
 
 _PAGE_COUNTS = ("lines", "found", "in_order", "exact", "kind_right", "blocks", "junk")
@@ -439,62 +455,4 @@ def aggregate_scores(scores: Iterable[ScriptPageScore]) -> dict[str, float | int
     }
     out |= _speaker_metrics("", t.speakers)
     out |= _speaker_metrics("baseline.", t.baseline)
-    return out
-
-
-# ---------------------------------------------------------------- report
-
-
-def _frac(num: int, den: int) -> str:
-    return f"{num}/{den}" if den else "–"
-
-
-def _rate(v: float) -> str:
-    return "–" if v != v else f"{v:.3f}"  # NaN is the only value unequal to itself
-
-
-def _row(s: ScriptPageScore, label: str) -> str:
-    c = s.speakers
-    cells = (
-        label,
-        str(s.lines),
-        str(s.found),
-        str(s.in_order),
-        str(s.exact),
-        str(s.kind_right),
-        f"{s.blocks} / {s.junk}",
-        _frac(c.attribution_right, c.attribution_total),
-        _frac(c.turns_right, c.turns_total),
-        f"{c.names_said} / {c.names_right}",
-        f"{c.guesses_said} / {c.guesses_right}",
-        _frac(c.recall_right, c.recall_total),
-    )
-    return "| " + " | ".join(cells) + " |"
-
-
-def format_script_report(page_scores: Sequence[ScriptPageScore]) -> str:
-    """A markdown table, one row per page and a totals row, then the dataset's rates."""
-    head = (
-        "| page | lines | found | in order | exact | kind right | blocks / junk | attribution | turns "
-        "| names said / right | guesses said / right | named recall |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-    )
-    t = total_score(page_scores)
-    table = [head, *(_row(s, s.page_id) for s in page_scores), _row(t, "**total**")]
-    ours, base = t.speakers, t.baseline
-    summary = [
-        "| metric | Panelvox | one speaker, no names |",
-        "|---|---:|---:|",
-        f"| lines found | {_rate(t.found_rate)} | |",
-        f"| found in reading order | {_rate(t.in_order_rate)} | |",
-        f"| read exactly | {_rate(t.exact_rate)} | |",
-        f"| kind right (of found) | {_rate(t.kind_right_rate)} | |",
-        f"| junk blocks | {_rate(t.junk_rate)} | |",
-        f"| speaker attribution | {_rate(ours.attribution)} | {_rate(base.attribution)} |",
-        f"| speaker turns | {_rate(ours.turns)} | {_rate(base.turns)} |",
-        f"| named precision | {_rate(ours.named_precision)} | {_rate(base.named_precision)} |",
-        f"| … sure names | {_rate(ours.sure_name_precision)} | {_rate(base.sure_name_precision)} |",
-        f"| … guesses | {_rate(ours.guess_precision)} | {_rate(base.guess_precision)} |",
-        f"| named recall | {_rate(ours.named_recall)} | {_rate(base.named_recall)} |",
-    ]
-    return "\n".join(table) + "\n\n" + "\n".join(summary) + "\n"
+    return out | story_metrics([(s.page_id, s.dialogue) for s in scores])

@@ -11,14 +11,20 @@ whose name the words gave on one figure is still called by number on its other f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from panelvox.i18n import _
 from panelvox.model import PageAnalysis
 
 
-def label_page(analysis: PageAnalysis) -> PageAnalysis:
-    """``analysis`` with a label on every character that speaks (and on its cluster's figures)."""
+def label_page(analysis: PageAnalysis, numbers: Mapping[str, int] | None = None) -> PageAnalysis:
+    """``analysis`` with a label on every character that speaks (and on its cluster's figures).
+
+    ``numbers`` gives a person of the book (:attr:`Character.person`) the number it is called
+    by on every page; without it the page's persons are numbered by their first line.
+    """
+    numbers = numbers or {}
     by_id = {c.id: c for c in analysis.characters}
     person_label: dict[str, str] = {}  # identity cluster (or id) -> label
     numbered = 0
@@ -33,8 +39,9 @@ def label_page(analysis: PageAnalysis) -> PageAnalysis:
         person = char.cluster or char.id
         if person not in person_label:  # a person named on one figure is still one person
             numbered += 1
-            # Translators: how an unnamed character is called; {n} numbers them on the page.
-            person_label[person] = _("character {n}").format(n=numbered)
+            n = numbers.get(char.person or "", numbered)
+            # Translators: how an unnamed character is called; {n} numbers them in the book.
+            person_label[person] = _("character {n}").format(n=n)
     chars = []
     for c in analysis.characters:
         label = c.name if c.name is not None else person_label.get(c.cluster or c.id)

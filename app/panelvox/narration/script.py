@@ -308,7 +308,7 @@ class _Builder:
         name = char.label if char is not None else None
         if char is None or name is None:  # a page that has not been through the names pass
             return _("someone"), SOMEONE, link.confidence
-        key = char.cluster or name  # one voice per person
+        key = char.person or char.cluster or name  # one voice per person of the book
         sure = link.confidence
         if char is not None and char.name == name:  # a name can be a guess ("probably Steenie")
             sure = min(sure, char.name_confidence)

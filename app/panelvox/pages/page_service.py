@@ -17,7 +17,6 @@ Stores are injected by the caller, never made here.
 
 from __future__ import annotations
 
-import functools
 import logging
 from typing import Generic, Protocol, TypeVar
 
@@ -63,11 +62,24 @@ class PageService(Generic[B]):
         failure of the names pass never costs the page: it is read unnamed.
         """
         analysis = self.analyzer.analyze_page(self.book, number, direction or self.book.direction)
+        for renamed in self.names.unlearned_rename_pages():  # so a rename reaches its person here
+            if renamed != number and 1 <= renamed <= self.book.page_count:
+                self.learn(renamed)
         try:
-            return self.names.apply(analysis, functools.partial(self.book.load_page_array, number - 1))
+            return self.names.apply(analysis)
         except PanelvoxError as exc:  # the page decoded once already; a name must never cost it
             log.warning("names not applied to page %d: %s", number, exc.detail or exc.message)
             return analysis
+
+    def learn(self, number: int) -> bool:
+        """Analyse page ``number`` (or take it from the cache) and add it to what the book's
+        persons and names know, without reading it out; False when it cannot be read."""
+        try:
+            self.names.learn(self.analyzer.analyze_page(self.book, number, self.book.direction))
+        except PanelvoxError as exc:
+            log.warning("page %d not learned: %s", number, exc.detail or exc.message)
+            return False
+        return True
 
     def read_or_notice(self, number: int) -> PageAnalysis:
         """Page ``number``, or, when it cannot be read, an empty page whose one notice says

@@ -33,6 +33,7 @@ class Command(Enum):
     DESCRIBE = "describe"
     ASK = "ask"
     RENAME = "rename-speaker"
+    UNDO_RENAME = "undo-rename"
     RATE_UP = "rate-up"
     RATE_DOWN = "rate-down"
     TOGGLE_ZOOM = "toggle-zoom"
@@ -100,6 +101,8 @@ def keymap() -> tuple[KeyBinding, ...]:
         b(C.ASK, ("Q",), _("Q"), _("ask a question about the page")),
         # Translators: F1 help; the key for "name the speaker".
         b(C.RENAME, ("F2",), _("F2"), _("name the speaker of this balloon, for the whole book")),
+        # Translators: F1 help; the keys for "undo the last name given".
+        b(C.UNDO_RENAME, ("Ctrl+Z",), _("Control Z"), _("undo the last name you gave")),
         # Translators: F1 help; the keys for "faster speech".
         b(C.RATE_UP, ("+", "="), _("Plus"), _("speak faster")),
         # Translators: F1 help; the key for "slower speech".

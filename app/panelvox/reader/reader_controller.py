@@ -430,6 +430,12 @@ class ReaderController:
             self.results.forget_analyses(keep_outline=self.position.page)
             self._update_jobs()
 
+    def undo_rename(self) -> None:
+        """Put back the name the speaker had before the last rename (Control Z)."""
+        if self.pages is not None and self.speaker_names.undo(self.pages):
+            self.results.forget_analyses(keep_outline=self.position.page)
+            self._update_jobs()
+
     # -- preferences -------------------------------------------------------------------
     def set_prefs(self, prefs: NarrationPrefs, confirm: str | None = None) -> None:
         """New narration preferences: the page's outline is built again with them."""
@@ -482,6 +488,7 @@ class ReaderController:
             Command.OVERVIEW: self.overview,
             Command.READ_TEXT: lambda: self.text.ask(self._here(), self.pages, self.direction),
             Command.DESCRIBE: self.describe,
+            Command.UNDO_RENAME: self.undo_rename,
             Command.RATE_UP: lambda: self.set_prefs(*prefs.with_rate_changed(_RATE_STEP)),
             Command.RATE_DOWN: lambda: self.set_prefs(*prefs.with_rate_changed(-_RATE_STEP)),
             Command.TOGGLE_ZOOM: lambda: self.set_settings(*prefs.with_setting_toggled("zoom")),

@@ -1,9 +1,11 @@
 """The reader's rename command (F2): give the speaker of the current balloon a name.
 
 The name goes to the same store as ``panelvox names --rename`` (:class:`NameStore`), with
-the character's look, so it sticks for the book: on this page by key, on other pages by
-the figure that looks most like it. Pages are then read again through the page service,
-which applies the names to the cached analysis; nothing is re-analysed.
+the person of the book the character belongs to: said as given on the renamed figure, and
+as a guess where the book believes that person speaks again, never on anyone else. The
+listener hears how many balloons now carry the name, and Control Z undoes the last rename.
+Pages are then read again through the page service, which applies the names to the cached
+analysis; nothing is re-analysed.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class SpeakerNames:
         #: the user's character names, the same file as ``panelvox names``
         self.store = store
         self.voice = voice
+        #: the last rename, and the user's name it replaced ("" for none): what Control Z undoes
+        self._undo: tuple[RenameTarget, str] | None = None
 
     def for_book(self, book: Book) -> BookNames:
         """The names a book's page service applies (ComicInfo, the user's, those learned)."""
@@ -64,8 +68,10 @@ class SpeakerNames:
         return None
 
     def rename(self, pages: PageService[Book], target: RenameTarget, name: str) -> bool:
-        """Keep ``name`` for ``target`` (empty: forget the user's name) and say so; False (after
-        saying why) when it cannot be saved. The caller reads the pages again."""
+        """Keep ``name`` for ``target`` (empty: forget the user's name) and say so, with how
+        many balloons now carry it; False (after saying why) when it cannot be saved. The
+        caller reads the pages again."""
+        before = pages.names.store.names(pages.names.content_hash).get(target.key, "")
         try:
             pages.rename(target.analysis, target.character, name)
         except OSError as exc:
@@ -73,12 +79,37 @@ class SpeakerNames:
             # Translators: said when a character's new name cannot be saved.
             self.voice.say(_("The name could not be saved."))
             return False
+        self._undo = (target, before)
         new = " ".join(name.split())
         if new:
-            # Translators: said after renaming a character; {old} and {new} are names.
-            said = _("{old} is now called {new}, in this whole book.").format(old=target.name, new=new)
+            here, book = pages.names.balloons_named(new, target.analysis.page)
+            # Translators: said after renaming a character; {old} and {new} are names, {here}
+            # and {book} numbers of balloons.
+            said = _(
+                "{old} is now called {new}. Balloons with the name: {here} on this page, "
+                "{book} in the pages read so far. Control Z undoes it."
+            ).format(old=target.name, new=new, here=here, book=book)
         else:
             # Translators: said after clearing a character's name given by the user.
             said = _("Your name for {old} is forgotten.").format(old=target.name)
         self.voice.say(said[:1].upper() + said[1:])  # "character 2 is …" starts a sentence
+        return True
+
+    def undo(self, pages: PageService[Book]) -> bool:
+        """Undo the last rename (say so); False (after saying why) when there is none."""
+        if self._undo is None:
+            # Translators: said for Control Z when no name was given in this session.
+            self.voice.say(_("There is no name to undo."))
+            return False
+        target, before = self._undo
+        try:
+            pages.rename(target.analysis, target.character, before)
+        except OSError as exc:
+            log.warning("cannot undo the name of %s: %r", target.key, exc)
+            self.voice.say(_("The name could not be saved."))
+            return False
+        self._undo = None
+        # Translators: said after Control Z put back a character's earlier name; {name} is it.
+        said = _("Undone: the name is {name} again.").format(name=before) if before else _("Undone.")
+        self.voice.say(said)
         return True

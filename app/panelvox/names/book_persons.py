@@ -1,0 +1,423 @@
+"""Persons of the book: the speaking persons of each page grouped into persons of the story.
+
+The speakers stage groups a page's balloons into *page persons* (one cluster id per person on
+its page). A listener hears a story, so the page persons of the book's analysed pages are
+grouped once more, across pages, into *book persons*: the ``person`` id of the page JSON,
+the same string on every page where Panelvox believes the same person speaks.
+
+Whether two page persons (on two pages) are one person is decided for each pair by a small
+logistic model (:data:`MODEL_FILE`, made by ``scripts/train_speaker_model.py`` on the cib
+golden scripts, reported with every story held out) over what the pages show and say:
+
+- what they look like (the mean appearance of where their balloons point);
+- the names their pages give them (the same name is one person, two names are two), and the
+  names they call out ("Lars!" is said *to* Lars: whoever calls a name is not that person);
+- how much they speak (the one who says most on two pages is often the story's lead), and
+  whether either is a voice that is never seen.
+
+Page persons are then grouped by average linkage on the pair log-odds plus a merge bias,
+never joining two persons of one page (the page's own grouping already told them apart).
+The result is a pure function of the *set* of pages given: the order they were read in
+never changes it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from panelvox.analysis.speaker_identity import cosine, grams
+from panelvox.model import BalloonKind, PageAnalysis
+
+MODEL_FILE = "data/person_links.json"
+MODEL_FORMAT = "panelvox.person-links/1"
+#: the pair log-odds given to two persons of one page: never one person
+_APART = -1e6
+
+FEATURES: tuple[str, ...] = (
+    "look_similarity",
+    "look_missing",
+    "same_name",
+    "other_names",
+    "calls_the_other",
+    "both_lead",
+    "one_lead",
+    "min_share",
+    "max_share",
+    "both_voices",
+    "a_voice",
+    "pages_apart",
+    "persons_on_pages",
+    "words_alike",
+    "same_calls",
+    "both_think",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PagePerson:
+    """One speaking person of one page, as the book's grouping sees it."""
+
+    page: int
+    #: the person's cluster on its page ("k2"): the key the page's figures share
+    key: str
+    lines: int
+    #: share of the page's dialogue balloons this person says
+    share: float
+    #: says the most balloons on the page (ties: the first heard)
+    lead: bool
+    voice: bool
+    look: tuple[float, ...]
+    #: the name key the page's words hold for this person (the names pass), or None
+    name: str | None
+    #: the page alone holds the name as fact (the book lists it and two mentions hold it)
+    name_sure: bool
+    #: name keys this person calls out on the page (never their own)
+    calls: frozenset[str]
+    persons_on_page: int
+    #: letter trigrams of everything they say on the page (the way they speak)
+    words: Counter[str] = field(default_factory=Counter)
+    #: some of their balloons are thoughts
+    thinks: bool = False
+
+    @property
+    def ident(self) -> tuple[int, str]:
+        return (self.page, self.key)
+
+
+def page_persons(
+    analysis: PageAnalysis, calls: Mapping[str, frozenset[str]] | None = None
+) -> list[PagePerson]:
+    """The speaking persons of a named page, in order of their first balloon.
+
+    ``calls`` maps a balloon id to the name keys it calls out (vocatives).
+    """
+    calls = calls or {}
+    chars = {c.id: c for c in analysis.characters}
+    said: dict[str, list[str]] = {}  # page person key -> its balloons
+    text: dict[str, list[str]] = {}
+    thought: set[str] = set()
+    own: dict[str, str] = {}  # key -> the person's own figure id
+    for b in analysis.blocks_in_order():
+        if b.kind not in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
+            continue
+        link = analysis.speaker_of(b.id)
+        who = chars.get(link.character) if link is not None and link.character else None
+        if who is None:
+            continue
+        key = who.cluster or who.id
+        said.setdefault(key, []).append(b.id)
+        text.setdefault(key, []).append(b.text)
+        own.setdefault(key, who.id)
+        if b.kind is BalloonKind.THOUGHT:
+            thought.add(key)
+    total = sum(len(v) for v in said.values())
+    most = max((len(v) for v in said.values()), default=0)
+    lead_key = next((k for k, v in said.items() if len(v) == most), None)
+    out = []
+    for key, balloons in said.items():
+        who = chars[own[key]]
+        named = [
+            c
+            for c in analysis.characters
+            if (c.cluster or c.id) == key and c.name is not None and c.name_confidence < 1.0
+        ]
+        out.append(
+            PagePerson(
+                page=analysis.page,
+                key=key,
+                lines=len(balloons),
+                share=len(balloons) / total,
+                lead=key == lead_key,
+                voice=who.kind == "voice",
+                look=who.look,
+                name=_key(named[0].name or "") if named else None,
+                name_sure=bool(named) and named[0].name_confidence >= HELD,
+                calls=frozenset(k for b in balloons for k in calls.get(b, ())),
+                persons_on_page=len(said),
+                words=grams(" ".join(text[key])),
+                thinks=key in thought,
+            )
+        )
+    return out
+
+
+def _key(name: str) -> str:
+    return " ".join(name.upper().split())
+
+
+def look_similarity(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Cosine similarity of two looks; None when either is missing."""
+    if not a or not b or len(a) != len(b):
+        return None
+    va, vb = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    den = float(np.linalg.norm(va) * np.linalg.norm(vb))
+    return float(va @ vb) / den if den > 0 else None
+
+
+def link_features(u: PagePerson, v: PagePerson) -> list[float]:
+    """The features of page persons ``u`` and ``v`` (of two pages), in :data:`FEATURES` order."""
+    sim = look_similarity(u.look, v.look)
+    names = u.name is not None and v.name is not None
+    return [
+        sim if sim is not None else 0.0,
+        float(sim is None),
+        float(names and u.name == v.name),
+        float(names and u.name != v.name),
+        float((v.name is not None and v.name in u.calls) or (u.name is not None and u.name in v.calls)),
+        float(u.lead and v.lead),
+        float(u.lead != v.lead),
+        min(u.share, v.share),
+        max(u.share, v.share),
+        float(u.voice and v.voice),
+        float(u.voice != v.voice),
+        min(abs(u.page - v.page), 4) / 4,
+        min(u.persons_on_page + v.persons_on_page, 8) / 8,
+        cosine(u.words, v.words),
+        float(bool(u.calls & v.calls)),
+        float(u.thinks and v.thinks),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class PersonModel:
+    """Logistic regression over standardised link features, and the grouping's merge bias."""
+
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    coef: npt.NDArray[np.float64]
+    intercept: float
+    merge_bias: float
+
+    def log_odds(self, rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The log-odds that both page persons of each row are one person of the book."""
+        if rows.size == 0:
+            return np.zeros(0)
+        return np.asarray(((rows - self.mean) / self.scale) @ self.coef + self.intercept, np.float64)
+
+    def to_json(self, **extra: object) -> dict[str, object]:
+        weights = {
+            "mean": [round(float(x), 6) for x in self.mean],
+            "scale": [round(float(x), 6) for x in self.scale],
+            "coef": [round(float(x), 6) for x in self.coef],
+            "intercept": round(float(self.intercept), 6),
+            "merge_bias": self.merge_bias,
+        }
+        return {
+            "format": MODEL_FORMAT,
+            "features": list(FEATURES),
+            **weights,
+            "sha256": _digest(weights),
+            **extra,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PersonModel:
+        if data.get("format") != MODEL_FORMAT or tuple(data.get("features", ())) != FEATURES:
+            raise ValueError("the person link model does not match this code's features")
+        if data.get("sha256") != _digest({k: data.get(k) for k in _WEIGHTS}):
+            raise ValueError("the person link model's weights do not match their sha256")
+        arrays = [np.asarray(data[k], np.float64) for k in ("mean", "scale", "coef")]
+        if any(a.shape != (len(FEATURES),) for a in arrays):
+            raise ValueError("the person link model has the wrong number of weights")
+        scale = np.where(arrays[1] > 0, arrays[1], 1.0)
+        return cls(arrays[0], scale, arrays[2], float(data["intercept"]), float(data["merge_bias"]))
+
+    @staticmethod
+    @functools.cache
+    def shipped() -> PersonModel:
+        """The model that ships in the package (read once per process)."""
+        text = resources.files("panelvox.names").joinpath(MODEL_FILE).read_text("utf-8")
+        return PersonModel.from_json(json.loads(text))
+
+
+_WEIGHTS = ("mean", "scale", "coef", "intercept", "merge_bias")
+
+
+def _digest(weights: Mapping[str, object]) -> str:
+    """The sha256 of a model's weights, written canonically (sorted keys, no spaces)."""
+    text = json.dumps({k: weights[k] for k in _WEIGHTS}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def link_matrix(persons: Sequence[PagePerson], model: PersonModel) -> npt.NDArray[np.float64]:
+    """Pair log-odds of every two page persons (persons of one page: never one)."""
+    n = len(persons)
+    score = np.full((n, n), _APART)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if persons[i].page != persons[j].page]
+    if pairs:
+        rows = np.array([link_features(persons[i], persons[j]) for i, j in pairs], np.float64)
+        for (i, j), lo in zip(pairs, model.log_odds(rows), strict=True):
+            score[i, j] = score[j, i] = float(lo)
+    return score
+
+
+def group_book(persons: Sequence[PagePerson], model: PersonModel) -> list[int]:
+    """Book person labels 0, 1 … (in order of first appearance) for ``persons``.
+
+    Average linkage on the pair log-odds plus the merge bias: the two groups whose mean is
+    highest merge while it is above zero; two persons of one page never share a group.
+    Pure in the set: the persons are taken in (page, key) order whatever order they came in.
+    """
+    n = len(persons)
+    if n == 0:
+        return []
+    order = sorted(range(n), key=lambda i: persons[i].ident)
+    ranked = [persons[i] for i in order]
+    score = link_matrix(ranked, model) + model.merge_bias
+    page_index = {page: k for k, page in enumerate(sorted({p.page for p in ranked}))}
+    on_page = np.zeros((n, len(page_index)), np.float64)  # group x page: the group has a person there
+    for i, p in enumerate(ranked):
+        on_page[i, page_index[p.page]] = 1.0
+    groups: list[list[int]] = [[i] for i in range(n)]
+    size = np.ones(n)
+    sums = score.copy()  # summed pair log-odds between groups (average linkage: sum / sizes)
+    alive = np.ones(n, bool)
+    while alive.sum() > 1:
+        idx = np.flatnonzero(alive)
+        mean = sums[np.ix_(idx, idx)] / np.outer(size[idx], size[idx])
+        blocked = (on_page[idx] @ on_page[idx].T) > 0  # share a page (the diagonal included)
+        mean[blocked] = -np.inf
+        flat = int(np.argmax(mean))
+        x, y = divmod(flat, len(idx))
+        if not mean[x, y] > 0:
+            break
+        a, b = int(idx[min(x, y)]), int(idx[max(x, y)])
+        sums[a, :] += sums[b, :]
+        sums[:, a] += sums[:, b]
+        size[a] += size[b]
+        on_page[a] += on_page[b]
+        groups[a] += groups[b]
+        alive[b] = False
+    kept = [groups[a] for a in np.flatnonzero(alive)]
+    label_of: dict[int, int] = {}
+    for k, g in enumerate(sorted(kept, key=min)):
+        for i in g:
+            label_of[order[i]] = k
+    return [label_of[i] for i in range(n)]
+
+
+#: a name carried to a page where the person's own words did not hold it (said "probably")
+CARRIED = 0.45
+#: how sure the link model must be that two page persons are one before a name held by one
+#: reaches the other: a carried name is heard, and a wrong one is said of the wrong person
+CARRY_SURE = 0.9
+
+
+def carries(model: PersonModel) -> Callable[[PagePerson, PagePerson], bool]:
+    """Whether ``model`` is sure enough that two page persons are one to carry a name."""
+    floor = math.log(CARRY_SURE / (1 - CARRY_SURE))
+
+    def sure(u: PagePerson, v: PagePerson) -> bool:
+        row = np.array([link_features(u, v)], np.float64)
+        return bool(model.log_odds(row)[0] >= floor)
+
+    return sure
+
+
+#: a name held on two pages of the book, or listed by the book and held on one (said as fact)
+HELD = 0.8
+
+
+def person_id(first: PagePerson) -> str:
+    """A book person's id: their first page and key there ("b3.k1")."""
+    return f"b{first.page}.{first.key}"
+
+
+#: what the book decided for one page person: (name, confidence, said on all its figures;
+#: else only where the page's own evidence put it)
+_Decision = tuple[str, float, bool]
+_Carry = Callable[[PagePerson, PagePerson], bool]
+
+
+def name_book(
+    pages: Mapping[int, PageAnalysis],
+    persons: Sequence[PagePerson],
+    groups: Sequence[int],
+    user: Mapping[tuple[int, str], str] | None = None,
+    carry: _Carry | None = None,
+) -> dict[int, PageAnalysis]:
+    """Each page with its persons those of the book and their names decided for the book.
+
+    ``pages`` are named page by page (:func:`panelvox.names.persons.name_persons`),
+    ``persons`` their page persons and ``groups`` the book person of each. A name is said as
+    fact where two pages hold it for the person (or one page holds it as fact: the book lists
+    it and two mentions there point at the person), on the figures the page's evidence put
+    it on; it reaches the person's other pages as a guess where ``carry(holder, other)``
+    allows (default: always). Two names held as often name no one; whoever calls a name is
+    never given it. ``user`` maps a page person's ident to the name the user gave it: it
+    wins, said as fact on the renamed person's figures.
+    """
+    members: dict[int, list[PagePerson]] = {}
+    for p, g in zip(persons, groups, strict=True):
+        members.setdefault(g, []).append(p)
+    spelled = {_key(c.name): c.name for page in pages.values() for c in page.characters if c.name is not None}
+    person_of: dict[tuple[int, str], str] = {}
+    decided: dict[tuple[int, str], _Decision] = {}
+    for group in members.values():
+        first = min(group, key=lambda p: p.ident)
+        person_of.update((p.ident, person_id(first)) for p in group)
+        decided.update(_decide(group, user or {}, spelled, carry))
+    out = {}
+    for number, page in pages.items():
+        chars = []
+        for c in page.characters:
+            ident = (number, c.cluster or c.id)
+            got = decided.get(ident)
+            said: str | None = None
+            conf = 1.0
+            if got is not None and (got[2] or c.name is not None):
+                said, conf = got[0], got[1]
+            chars.append(replace(c, person=person_of.get(ident), name=said, name_confidence=conf))
+        out[number] = replace(page, characters=tuple(chars))
+    return out
+
+
+def _decide(
+    group: Sequence[PagePerson],
+    user: Mapping[tuple[int, str], str],
+    spelled: Mapping[str, str],
+    carry: _Carry | None,
+) -> dict[tuple[int, str], _Decision]:
+    """The name of each page person of one person of the book (see :func:`name_book`)."""
+
+    def reaches(holders: Sequence[PagePerson], p: PagePerson) -> bool:
+        return all(carry(h, p) for h in holders) if carry is not None else True
+
+    out: dict[tuple[int, str], _Decision] = {}
+    renamed = [p for p in sorted(group, key=lambda p: p.ident) if p.ident in user]
+    if renamed:
+        for p in group:
+            if p.ident in user:
+                out[p.ident] = (user[p.ident], 1.0, True)
+            elif reaches(renamed, p):
+                out[p.ident] = (user[renamed[0].ident], CARRIED, True)
+        return out
+    held: dict[str, set[int]] = {}
+    for p in group:
+        if p.name is not None:
+            held.setdefault(p.name, set()).add(p.page)
+    ranked = sorted(held.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    if not ranked or (len(ranked) > 1 and len(ranked[1][1]) == len(ranked[0][1])):
+        return out  # nobody named, or two names held as often: no one is named
+    name, where = ranked[0]
+    said = spelled.get(name, name.title())
+    holders = [q for q in group if q.name == name]
+    for p in group:
+        if name in p.calls:
+            continue
+        if p.name == name:  # the page's own words hold it: said where they put it
+            out[p.ident] = (said, HELD if len(where) >= 2 or p.name_sure else CARRIED, False)
+        elif reaches(holders, p):
+            out[p.ident] = (said, CARRIED, True)
+    return out
