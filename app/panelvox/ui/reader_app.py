@@ -75,13 +75,15 @@ def build_reader(
     stages in the analysis thread instead (tests with cheap stages).
     """
     from panelvox.speech.backends.screenreader_backend import screen_reader_running
-    from panelvox.speech.discovery import build_chain
+    from panelvox.speech.discovery import build_chain, language_voices
 
     prefs = load_prefs()
     if screen_reader is None:
         screen_reader = screen_reader_running()
     chain = backends if backends is not None else build_chain(backend or prefs.backend)
-    speech = SpeechQueue(chain)
+    # Lettering in another language goes to a voice of that language (injected chains in
+    # tests keep theirs alone).
+    speech = SpeechQueue(chain, languages=language_voices() if backends is None else None)
     poster = Poster()
     process = None
     if analyzer_factory is None:
