@@ -101,3 +101,19 @@ def test_every_language_voice_in_the_manifest_is_a_backend_with_its_licence() ->
     assert all(v["license"] and v["language"] == "ja" for v in listed)
     found = discover_backends()  # the modules import without the voices installed
     assert all(v["backend"] in found for v in listed)
+
+
+def test_a_speaker_keeps_a_voice_of_their_gender_in_each_language() -> None:
+    from panelvox.speech.backends.kokoro_backend import kokoro_voice
+
+    main, ja = SpyBackend(languages=("en",)), SpyBackend(languages=("ja",))
+    plan = LanguageVoices({"ja": [ja]}, interface="en").plan(
+        SpeechRequest("Kala says: 待って!", language="ja", variant="m7"), main
+    )
+    assert [(p.request.text, p.request.voice) for p in plan] == [
+        ("Kala says: ", "en+m7"),
+        ("待って!", "ja+m7"),
+    ]
+    assert kokoro_voice("ja+m7") == "jm_kumo" and kokoro_voice("ja+f2") == "jf_gongitsune"
+    assert kokoro_voice("ja+f5") in {"jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro"}
+    assert kokoro_voice(None) == "jf_alpha"

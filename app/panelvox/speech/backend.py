@@ -78,6 +78,9 @@ class SpeechRequest:
     language: str = "en"
     tone_before: bool = False  # play the uncertainty cue tone first
     tag: str = ""  # caller's id (e.g. the utterance's block id), echoed in done callbacks
+    #: the speaker's voice variant ("f2", "m1": voices/manifest.json's palette), whatever the
+    #: backend: a voice of another language picks its own voice for the speaker by it
+    variant: str = ""
 
     def clamped(self, caps: Capabilities) -> SpeechRequest:
         """The same request with rate, pitch and volume inside what ``caps`` supports."""

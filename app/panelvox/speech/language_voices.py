@@ -119,11 +119,14 @@ class LanguageVoices:
             # The uncertainty cue belongs before the utterance, not before each of its runs.
             req = replace(request, text=piece, language=lang, tone_before=request.tone_before and not parts)
             if caps.speaks(lang):
+                # a run in another language than the request's gets the speaker's voice of it
+                if lang != request.language:
+                    req = replace(req, voice=_voice_in(main, request, lang))
                 parts.append(Part(req, main))
                 continue
             voice = self.voice_for(lang)
             if voice is not None:
-                parts.append(Part(replace(req, voice=_voice_in(voice, request.voice, lang)), voice))
+                parts.append(Part(replace(req, voice=_voice_in(voice, request, lang)), voice))
             elif notice := self._tell(lang):
                 parts.append(Part(replace(req, text=notice, language=self.interface, voice=None), main, True))
         return parts
@@ -148,9 +151,8 @@ class LanguageVoices:
             backend.terminate()
 
 
-def _voice_in(backend: SpeechBackend, voice: str | None, language: str) -> str | None:
-    """The main voice's character variant ("en+f2") in ``backend``'s voices ("ja+f2"), if any."""
-    variant = (voice or "").partition("+")[2]
-    ids = {v.id for v in backend.capabilities.voices}
-    candidate = f"{language}+{variant}"
-    return candidate if variant and candidate in ids else None
+def _voice_in(backend: SpeechBackend, request: SpeechRequest, language: str) -> str | None:
+    """The speaker's voice in ``backend``: its variant ("f2") as that backend's voice id
+    ("ja+f2"), which the backend resolves to its nearest voice; None: its default."""
+    variant = request.variant or (request.voice or "").partition("+")[2]
+    return f"{language}+{variant}" if variant and backend.capabilities.per_utterance_voice else None

@@ -45,6 +45,20 @@ _PAUSE_S = 0.2
 SAMPLE_RATE = 24000
 
 
+def kokoro_voice(voice_id: str | None) -> str:
+    """Kokoro's voice for a voice id: its own, else one of the variant's gender ("ja+m7" →
+    jm_kumo, "ja+f5" → a female voice), else jf_alpha."""
+    exact = next((v.name for v in VOICES if v.id == voice_id), None)
+    if exact is not None:
+        return exact
+    variant = (voice_id or "").partition("+")[2]
+    same = [v for v in VOICES if variant[:1] and v.gender[:1] == variant[:1]]
+    if not same:
+        return VOICES[0].name
+    number = int(variant[1:]) if variant[1:].isdigit() else 1
+    return same[(number - 1) % len(same)].name
+
+
 class KokoroJapaneseBackend(PcmBackend):
     """Kokoro-82M's Japanese voices; loads the model on first use (about 1 s) and keeps it."""
 
@@ -113,7 +127,7 @@ class KokoroJapaneseBackend(PcmBackend):
 
     def synthesize(self, request: SpeechRequest, cancel: threading.Event) -> Iterator[np.ndarray]:
         engine = self.load()
-        voice = next((v.name for v in VOICES if v.id == request.voice), VOICES[0].name)
+        voice = kokoro_voice(request.voice)
         gap = np.zeros(int(SAMPLE_RATE * _PAUSE_S), dtype=np.int16)
         # One sentence at a time, so the first is heard while the next is made.
         sentences = [s for s in _SENTENCE_END.split(request.text) if s.strip()]
