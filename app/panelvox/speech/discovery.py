@@ -24,8 +24,11 @@ NOT_FOR_READING = frozenset({"spy", "file"})
 #: first when one is running (:func:`default_order`); ``silence`` always ends the chain.
 FALLBACK_ORDER: tuple[str, ...] = ("piper", "pyttsx3", "screenreader", "silence")
 #: Voices of one language for lettering in it, best first: never the main voice (Kokoro
-#: would read "Panel 2" as Japanese), only the voice of the words of their language.
+#: would read "Panel 2" as Japanese), only the voice of the words of their language. Files
+#: get the natural voice; reading aloud the one that starts in time (docs/benchmarks.md,
+#: "Japanese voices": Open JTalk's first audio 0.26 s, Kokoro's 4.9 s on a busy 2-core CPU).
 LANGUAGE_VOICE_ORDER: tuple[str, ...] = ("kokoro-ja", "openjtalk")
+LIVE_LANGUAGE_VOICE_ORDER: tuple[str, ...] = ("openjtalk", "kokoro-ja")
 
 
 def discover_backends() -> dict[str, type[SpeechBackend]]:
@@ -118,14 +121,17 @@ def language_voices(
     interface: str | None = None,
     for_files: bool = False,
     on_missing: MissingCallback | None = None,
-    order: Sequence[str] = LANGUAGE_VOICE_ORDER,
+    order: Sequence[str] | None = None,
     factory: Callable[[type[SpeechBackend]], SpeechBackend] | None = None,
 ) -> LanguageVoices:
     """The installed voices of other languages than the interface's, best first.
 
-    ``for_files``: only engines that render PCM (audio export), checked without a player.
-    Instances are cheap: each loads its model when it first speaks.
+    ``for_files``: only engines that render PCM (audio export), checked without a player,
+    the natural voice first; else the quick one first. Instances are cheap: each loads its
+    model when it first speaks.
     """
+    if order is None:
+        order = LANGUAGE_VOICE_ORDER if for_files else LIVE_LANGUAGE_VOICE_ORDER
     from panelvox.i18n import interface_language
 
     ui = interface or interface_language()
