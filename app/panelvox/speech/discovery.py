@@ -26,7 +26,7 @@ FALLBACK_ORDER: tuple[str, ...] = ("piper", "pyttsx3", "screenreader", "silence"
 #: Voices of one language for lettering in it, best first: never the main voice (Kokoro
 #: would read "Panel 2" as Japanese), only the voice of the words of their language. Files
 #: get the natural voice; reading aloud the one that starts in time (docs/benchmarks.md,
-#: "Japanese voices": Open JTalk's first audio 0.26 s, Kokoro's 4.9 s on a busy 2-core CPU).
+#: "Japanese voices": Open JTalk's first audio about 0.2 s, Kokoro's 4 to 5 s on a busy 2-core CPU).
 LANGUAGE_VOICE_ORDER: tuple[str, ...] = ("kokoro-ja", "openjtalk")
 LIVE_LANGUAGE_VOICE_ORDER: tuple[str, ...] = ("openjtalk", "kokoro-ja")
 
