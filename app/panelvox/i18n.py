@@ -15,3 +15,10 @@ def _(message: str) -> str:
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     return gettext.dngettext(_DOMAIN, singular, plural, n)
+
+
+def interface_language() -> str:
+    """The language of the interface's own words ("Panel 2", "says"): the catalogue's, or
+    English, the language the strings are written in, while no catalogue is installed."""
+    info = gettext.translation(_DOMAIN, fallback=True).info()
+    return (info.get("language") or "en").replace("_", "-").split("-")[0].lower()

@@ -88,3 +88,18 @@ def test_queue_interrupts_speech_dispatcher(headless_speechd: Path) -> None:
         assert q.wait_idle(5)
     assert done[:2] == [True, True]
     assert len(done) == 3
+
+
+def test_japanese_lettering_leaves_espeak_ng_for_a_japanese_voice(headless_speechd: Path) -> None:
+    """Speech Dispatcher's espeak-ng spells kanji ("Chinese letter"): the screen reader path
+    keeps the narration's words and gives the Japanese run to a Japanese voice."""
+    from panelvox.speech.backends.spy_backend import SpyBackend
+    from panelvox.speech.language_voices import LanguageVoices
+
+    backend = ScreenReaderBackend()
+    japanese = SpyBackend(languages=("ja",))
+    with SpeechQueue([backend], languages=LanguageVoices({"ja": [japanese]}, interface="en")) as q:
+        assert not backend.capabilities.speaks("ja") and backend.capabilities.speaks("en")
+        q.say(SpeechRequest("Character 1 says: そんな借金なんて!", language="ja"))
+        assert q.wait_idle(20)
+    assert japanese.texts() == ["そんな借金なんて!"]

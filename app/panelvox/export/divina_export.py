@@ -17,6 +17,7 @@ from typing import Any
 from panelvox.export.book_content import BookMeta, Line, PageContent, Section
 from panelvox.export.package import Package
 from panelvox.export.page_audio import PageRenderer, heading
+from panelvox.i18n import interface_language
 from panelvox.model import BBox
 from panelvox.narration.prefs import UtteranceKind
 
@@ -75,7 +76,8 @@ class DivinaWriter:
         ]
         entry: dict[str, Any] = {
             "imgref": image,
-            "text": {"plain": page.overview, "language": self.meta.language},
+            # the overview is Panelvox's own words, in the interface's language
+            "text": {"plain": page.overview, "language": interface_language()},
         }
         if children:
             entry["children"] = children

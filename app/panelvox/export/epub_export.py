@@ -12,7 +12,7 @@ from pathlib import Path
 from panelvox.export.book_content import BookMeta, PageContent
 from panelvox.export.html_export import STYLE, about_markup, page_markup, toc_markup
 from panelvox.export.package import Package
-from panelvox.i18n import _
+from panelvox.i18n import _, interface_language
 
 CONTAINER = """<?xml version="1.0" encoding="UTF-8"?>
 <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
@@ -22,7 +22,8 @@ CONTAINER = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def _xhtml(meta: BookMeta, title: str, body: str) -> bytes:
-    lang = escape(meta.language)
+    # The documents speak the interface's language; lettering marks its own (html_export).
+    lang = escape(interface_language())
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE html>
 <html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="{lang}" lang="{lang}">
@@ -75,17 +76,22 @@ def _opf(meta: BookMeta, pages: list[PageContent]) -> bytes:
         )
         spine.append(f'<itemref idref="p{p.number}"/>')
     direction = "rtl" if meta.direction.value != "ltr" else "ltr"
+    # The publication is in the interface's language, and holds the book's lettering too.
+    languages = "\n".join(
+        f"<dc:language>{escape(lang)}</dc:language>"
+        for lang in dict.fromkeys((interface_language(), meta.language))
+    )
     summary = escape(
         "Each page's picture, described by its panels in reading order and the text of every balloon, "
         "caption and sound effect with who speaks where Panelvox knows it; found by automatic analysis, "
         "so the text may hold recognition errors."
     )
     return f"""<?xml version="1.0" encoding="UTF-8"?>
-<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid" xml:lang="{escape(meta.language)}">
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid" xml:lang="{escape(interface_language())}">
 <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
 <dc:identifier id="uid">{escape(meta.identifier)}</dc:identifier>
 <dc:title>{escape(meta.title)}</dc:title>
-<dc:language>{escape(meta.language)}</dc:language>
+{languages}
 {creators}
 <meta property="dcterms:modified">{modified}</meta>
 <meta property="schema:accessMode">textual</meta>

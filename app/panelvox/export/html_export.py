@@ -3,6 +3,9 @@
 "Sound: …"), a skip link and a table of contents. The page markup is shared with the EPUB.
 
 Each line's words are in ``<span class="said">``: exactly what ``narrate --text`` prints.
+The document is in the interface's language (its headings, "Panel 1", the speakers'
+labels); lettering in another language carries its own ``lang`` on its element, so a screen
+reader says "Page 1" with the reader's voice and the balloon's words with a voice of theirs.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from pathlib import Path
 
 from panelvox.export.book_content import BookMeta, Line, PageContent, Section
 from panelvox.export.package import write_file_atomic
-from panelvox.i18n import _
+from panelvox.i18n import _, interface_language
+from panelvox.languages import detect_language, language_runs
 from panelvox.narration.prefs import UtteranceKind
 
 STYLE = """
@@ -31,9 +35,32 @@ img { max-width: 100%; height: auto; border: 1px solid #555; }
 """
 
 
+def lang_span(text: str, language: str, interface: str | None = None) -> str:
+    """``text`` escaped, inside a span with its ``lang`` when it is not the interface's
+    (``lang`` and ``xml:lang`` both: the same markup serves HTML and the EPUB's XHTML)."""
+    ui = interface or interface_language()
+    if not text or not language or language.split("-")[0] == ui:
+        return escape(text)
+    lang = escape(language)
+    return f'<span lang="{lang}" xml:lang="{lang}">{escape(text)}</span>'
+
+
+def said_markup(text: str, words: str, language: str, interface: str | None = None) -> str:
+    """An utterance as heard, its lettering (``words``, in ``language``) marked with its own
+    language and the narration around it ("Character 1 says:") in the interface's."""
+    ui = interface or interface_language()
+    at = text.find(words) if words else -1
+    if at >= 0 and language:
+        end = at + len(words)
+        return escape(text[:at]) + lang_span(words, language, ui) + escape(text[end:])
+    # the words are not found as said (a notice): mark each run of another script
+    return "".join(lang_span(piece, lang, ui) for piece, lang in language_runs(text, ui))
+
+
 def line_markup(line: Line) -> str:
     """One utterance as a paragraph; captions, sounds and notices say what they are."""
-    said = f'<span class="said">{escape(line.heard)}</span>'
+    utt = line.utterance
+    said = f'<span class="said">{said_markup(line.heard, utt.words, utt.language)}</span>'
     classes = [line.kind.value] + (["uncertain"] if line.utterance.uncertain else [])
     label = ""
     if line.kind is UtteranceKind.CAPTION:
@@ -86,7 +113,7 @@ def page_markup(page: PageContent, src: str) -> str:
 
 def about_markup(meta: BookMeta) -> str:
     """The book's heading block: title, series, creators, summary, and what the text is."""
-    parts = [f"<h1>{escape(meta.title)}</h1>"]
+    parts = [f"<h1>{lang_span(meta.title, detect_language(meta.title))}</h1>"]
     if meta.series and meta.series != meta.title:
         # Translators: the series line of an exported book; {series} name, {number} issue.
         parts.append(
@@ -97,7 +124,7 @@ def about_markup(meta: BookMeta) -> str:
         # Translators: the creators of an exported book; {names} e.g. "Ann (author)".
         parts.append(f"<p>{escape(_('By {names}').format(names=names))}</p>")
     if meta.summary:
-        parts.append(f"<p>{escape(meta.summary)}</p>")
+        parts.append(f"<p>{lang_span(meta.summary, detect_language(meta.summary))}</p>")
     parts.append(
         "<p>"
         + escape(
@@ -130,7 +157,7 @@ def html_document(meta: BookMeta, pages: list[PageContent]) -> str:
     # Translators: the skip link at the top of an exported book.
     skip = escape(_("Skip to the pages"))
     return f"""<!DOCTYPE html>
-<html lang="{escape(meta.language)}">
+<html lang="{escape(interface_language())}">
 <head>
 <meta charset="utf-8"/>
 <meta name="viewport" content="width=device-width, initial-scale=1"/>

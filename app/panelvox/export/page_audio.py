@@ -13,6 +13,8 @@ from panelvox.i18n import _
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind
 from panelvox.narration.script import Utterance, page_voices, to_request
 from panelvox.speech.backend import Priority
+from panelvox.speech.backends.file_backend import Heard
+from panelvox.speech.language_voices import LanguageVoices, MissingCallback
 from panelvox.speech.voices import VoiceManifest, load_manifest
 
 
@@ -22,6 +24,8 @@ class PageAudio:
     sample_rate: int
     #: block id -> (start, end) in seconds, for each utterance that came from a block
     spans: dict[str, tuple[float, float]]
+    #: every language run and the voice that said it, in order
+    heard: tuple[Heard, ...] = ()
 
     @property
     def seconds(self) -> float:
@@ -35,14 +39,27 @@ def heading(overview: str) -> Utterance:
 
 class PageRenderer:
     """Renders pages through a PCM engine (``backend``: "piper", "pyttsx3" or the first
-    that works); raises :class:`~panelvox.errors.BackendUnavailable` when none does."""
+    that works); raises :class:`~panelvox.errors.BackendUnavailable` when none does.
+
+    Lettering in a language the engine does not speak goes to a voice of that language
+    (``languages``; by default the installed ones); ``on_missing`` hears once of a language
+    no voice speaks."""
 
     def __init__(
-        self, prefs: NarrationPrefs, *, backend: str | None = None, manifest: VoiceManifest | None = None
+        self,
+        prefs: NarrationPrefs,
+        *,
+        backend: str | None = None,
+        manifest: VoiceManifest | None = None,
+        languages: LanguageVoices | None = None,
+        on_missing: MissingCallback | None = None,
     ) -> None:
         from panelvox.speech.backends.file_backend import FileBackend, engine_by_name
+        from panelvox.speech.discovery import language_voices
 
-        self.file = FileBackend(engine_by_name(backend) if backend else None)
+        if languages is None:
+            languages = language_voices(for_files=True, on_missing=on_missing)
+        self.file = FileBackend(engine_by_name(backend) if backend else None, languages=languages)
         self.prefs = prefs
         self.manifest = manifest if manifest is not None else load_manifest()
 
@@ -63,7 +80,7 @@ class PageRenderer:
         for i, (tag, start) in enumerate(starts):
             end = starts[i + 1][1] if i + 1 < len(starts) else samples.size
             spans.setdefault(tag, (start / rate, end / rate))
-        return PageAudio(samples, rate, spans)
+        return PageAudio(samples, rate, spans, tuple(self.file.take_heard()))
 
     def close(self) -> None:
         self.file.terminate()

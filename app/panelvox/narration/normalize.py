@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 from panelvox.analysis.lettering import letters_for_digits
 from panelvox.i18n import _
+from panelvox.languages import detect_language
 
 #: All-caps words kept as they are: real acronyms an engine should spell.
 ACRONYMS: frozenset[str] = frozenset(
@@ -26,7 +27,6 @@ ACRONYMS: frozenset[str] = frozenset(
 #: Acronyms that are also ordinary words; kept only when the whole text is not lettered in caps.
 _AMBIGUOUS = frozenset({"US", "AM", "OK", "IV", "ID", "AD", "ER", "PC", "MP"})
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _EMPHASIS = re.compile(r"(\*{1,2}|_{1,2})(?=\S)(.+?)(?<=\S)\1")
 _HYPHEN_BREAK = re.compile(r"(\w)-\s*\n\s*(\w)")
 _PUNCT_RUN = re.compile(r"[!?]{2,}")
@@ -50,15 +50,6 @@ _ORDINAL = re.compile(r"\b(\d+)(ST|ND|RD|TH)\b", re.IGNORECASE)
 _MONEY = re.compile(r"\$(\d+(?:\.\d{2})?)")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 _NUMBER = re.compile(r"(?<![\w.,])\d{1,3}(?:,\d{3})+(?![\d,]|\.\d)|(?<![\w.,])\d+(?![\d,]|\.\d)")
-
-
-def detect_language(text: str) -> str:
-    """A coarse guess good enough to choose rules: "ja" when kana or kanji dominate, else "en"."""
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return "en"
-    cjk = sum(1 for c in letters if _CJK.match(c))
-    return "ja" if cjk / len(letters) >= 0.3 else "en"
 
 
 def normalize_for_speech(text: str, *, language: str | None = None, names: Iterable[str] = ()) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from panelvox.i18n import _
+from panelvox.languages import detect_language
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -27,7 +28,7 @@ from panelvox.model import (
     SpeakerLink,
     SpeakerReason,
 )
-from panelvox.narration.normalize import detect_language, normalize_for_speech
+from panelvox.narration.normalize import normalize_for_speech
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
 from panelvox.speech.voices import VoiceManifest, VoiceStyle, build_request

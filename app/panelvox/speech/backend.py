@@ -55,6 +55,15 @@ class Capabilities:
     pitch_range: tuple[float, float] = (1.0, 1.0)
     volume_range: tuple[float, float] = (1.0, 1.0)
     sample_rate: int = 0  # of the PCM it renders (0 when it renders none)
+    #: languages it speaks as a reader would (ISO 639-1); "*": any, the text is passed on
+    #: with its language (a screen reader) or not spoken at all (silence). A voice that
+    #: would spell a script letter by letter ("Japanese letter") does not list its language.
+    languages: tuple[str, ...] = ("*",)
+
+    def speaks(self, language: str) -> bool:
+        """Whether ``language`` (a BCP 47 tag or its primary subtag) is one it speaks."""
+        primary = language.split("-")[0].lower()
+        return "*" in self.languages or primary in self.languages
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +78,9 @@ class SpeechRequest:
     language: str = "en"
     tone_before: bool = False  # play the uncertainty cue tone first
     tag: str = ""  # caller's id (e.g. the utterance's block id), echoed in done callbacks
+    #: the speaker's voice variant ("f2", "m1": voices/manifest.json's palette), whatever the
+    #: backend: a voice of another language picks its own voice for the speaker by it
+    variant: str = ""
 
     def clamped(self, caps: Capabilities) -> SpeechRequest:
         """The same request with rate, pitch and volume inside what ``caps`` supports."""
@@ -200,3 +212,21 @@ class BackendInfo:
     description: str
     check: CheckResult
     cls: type[SpeechBackend] = field(repr=False, compare=False)
+
+
+def resample(pcm: np.ndarray, rate: int, to: int) -> np.ndarray:
+    """16-bit mono ``pcm`` from ``rate`` to ``to`` Hz (voices of two engines in one file).
+
+    Band-limited first when going down (a windowed-sinc low-pass under the new Nyquist
+    frequency), then linear interpolation: plain speech needs no more."""
+    if rate == to or pcm.size == 0:
+        return pcm
+    x = pcm.astype(np.float64)
+    if to < rate:
+        cutoff = 0.45 * to / rate  # of the input's sample rate
+        n = np.arange(-32, 33)
+        taps = 2 * cutoff * np.sinc(2 * cutoff * n) * np.hamming(n.size)
+        x = np.convolve(x, taps / taps.sum(), mode="same")
+    out_n = round(pcm.size * to / rate)
+    y = np.interp(np.arange(out_n) * (rate / to), np.arange(pcm.size), x)
+    return np.clip(np.round(y), -32768, 32767).astype(np.int16)

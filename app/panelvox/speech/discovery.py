@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
-from panelvox.speech.backend import BackendInfo, CheckResult, SpeechBackend
+from panelvox.speech.backend import BackendInfo, CheckResult, PcmBackend, SpeechBackend
+from panelvox.speech.language_voices import LanguageVoices, MissingCallback
 
 log = logging.getLogger(__name__)
 
@@ -22,6 +23,12 @@ NOT_FOR_READING = frozenset({"spy", "file"})
 #: Reading-aloud preference when no screen reader is running. The screen reader comes
 #: first when one is running (:func:`default_order`); ``silence`` always ends the chain.
 FALLBACK_ORDER: tuple[str, ...] = ("piper", "pyttsx3", "screenreader", "silence")
+#: Voices of one language for lettering in it, best first: never the main voice (Kokoro
+#: would read "Panel 2" as Japanese), only the voice of the words of their language. Files
+#: get the natural voice; reading aloud the one that starts in time (docs/benchmarks.md,
+#: "Japanese voices": Open JTalk's first audio about 0.2 s, Kokoro's 4 to 5 s on a busy 2-core CPU).
+LANGUAGE_VOICE_ORDER: tuple[str, ...] = ("kokoro-ja", "openjtalk")
+LIVE_LANGUAGE_VOICE_ORDER: tuple[str, ...] = ("openjtalk", "kokoro-ja")
 
 
 def discover_backends() -> dict[str, type[SpeechBackend]]:
@@ -107,6 +114,55 @@ def build_chain(
         except (BackendUnavailable, OSError, RuntimeError) as exc:
             log.warning("speech backend %s failed to start: %r", name, exc)
     return chain
+
+
+def language_voices(
+    *,
+    interface: str | None = None,
+    for_files: bool = False,
+    on_missing: MissingCallback | None = None,
+    order: Sequence[str] | None = None,
+    factory: Callable[[type[SpeechBackend]], SpeechBackend] | None = None,
+) -> LanguageVoices:
+    """The installed voices of other languages than the interface's, best first.
+
+    ``for_files``: only engines that render PCM (audio export), checked without a player,
+    the natural voice first; else the quick one first. Instances are cheap: each loads its
+    model when it first speaks.
+    """
+    if order is None:
+        order = LANGUAGE_VOICE_ORDER if for_files else LIVE_LANGUAGE_VOICE_ORDER
+    from panelvox.i18n import interface_language
+
+    ui = interface or interface_language()
+    classes = discover_backends()
+    make = factory or (lambda cls: cls())
+    voices: dict[str, list[SpeechBackend]] = {}
+    for name in order:
+        cls = classes.get(name)
+        if cls is None or (for_files and not issubclass(cls, PcmBackend)):
+            continue
+        result = _safe_check_engine(cls) if for_files else _safe_check(cls)
+        if not result:
+            log.info("language voice %s unavailable: %s", name, result.reason)
+            continue
+        try:
+            backend = make(cls)
+        except (BackendUnavailable, OSError, RuntimeError) as exc:
+            log.warning("language voice %s failed to start: %r", name, exc)
+            continue
+        for lang in backend.capabilities.languages:
+            if lang not in ("*", ui):
+                voices.setdefault(lang, []).append(backend)
+    return LanguageVoices(voices, interface=ui, on_missing=on_missing)
+
+
+def _safe_check_engine(cls: type[SpeechBackend]) -> CheckResult:
+    assert issubclass(cls, PcmBackend)
+    try:
+        return cls.check_engine()
+    except (OSError, RuntimeError, ImportError, BackendUnavailable) as exc:
+        return CheckResult(False, str(exc))
 
 
 def _safe_check(cls: type[SpeechBackend]) -> CheckResult:

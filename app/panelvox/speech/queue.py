@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from panelvox.errors import PanelvoxError
 from panelvox.speech.backend import Priority, SpeechBackend, SpeechRequest
+from panelvox.speech.language_voices import LanguageVoices, Part
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +41,22 @@ class SpeechQueue:
 
     ``backends`` is a fallback chain: when one fails while speaking, the queue logs it,
     moves to the next and says the item again; the chain should end in ``silence``.
+    ``languages`` gives lettering in another language than the main voice speaks to a
+    voice of that language (:class:`~panelvox.speech.language_voices.LanguageVoices`).
     """
 
     def __init__(
-        self, backends: Sequence[SpeechBackend], *, on_fallback: FallbackCallback | None = None
+        self,
+        backends: Sequence[SpeechBackend],
+        *,
+        on_fallback: FallbackCallback | None = None,
+        languages: LanguageVoices | None = None,
     ) -> None:
         if not backends:
             raise ValueError("a speech queue needs at least one backend")
         self._chain = list(backends)
+        self._languages = languages
+        self._speaking: SpeechBackend | None = None  # the language voice saying a part now
         self._on_fallback = on_fallback
         self._cond = threading.Condition()
         self._heap: list[_Item] = []
@@ -86,7 +95,10 @@ class SpeechQueue:
             dropped = [heapq.heappop(self._heap) for _ in range(len(self._heap))]
             self._cancel.set()
             backend = self._chain[0]
+            speaking = self._speaking
         backend.stop()
+        if speaking is not None and speaking is not backend:
+            speaking.stop()
         for item in dropped:
             _notify(item, completed=False)
 
@@ -106,6 +118,8 @@ class SpeechQueue:
             thread.join(timeout=5)
         for backend in self._chain:
             backend.terminate()
+        if self._languages is not None:
+            self._languages.terminate()
 
     def __enter__(self) -> SpeechQueue:
         return self
@@ -138,7 +152,7 @@ class SpeechQueue:
         while True:
             backend = self._chain[0]
             try:
-                return backend.speak(item.request.clamped(backend.capabilities), cancel)
+                return self._speak_parts(item.request, backend, cancel)
             except (PanelvoxError, OSError, RuntimeError, ValueError) as exc:
                 if len(self._chain) == 1:
                     log.error("last speech backend %s failed: %r", backend.name, exc)
@@ -153,6 +167,30 @@ class SpeechQueue:
                     self._on_fallback(backend.name, new.name, reason)
                 if cancel.is_set():
                     return False
+
+    def _speak_parts(self, request: SpeechRequest, main: SpeechBackend, cancel: threading.Event) -> bool:
+        """Say each language run by its voice; a failing language voice gives way to the next
+        of its language (or to the once-only notice), a failing main voice raises."""
+        languages = self._languages
+        parts = languages.plan(request, main) if languages is not None else [Part(request, main)]
+        while parts:
+            part = parts.pop(0)
+            with self._cond:
+                self._speaking = part.backend
+            try:
+                if not part.backend.speak(part.request.clamped(part.backend.capabilities), cancel):
+                    return False
+            except (PanelvoxError, OSError, RuntimeError, ValueError) as exc:
+                if part.backend is main or languages is None:
+                    raise
+                log.warning("language voice %s failed (%r)", part.backend.name, exc)
+                languages.drop(part.backend)
+                part.backend.terminate()
+                parts[:0] = languages.plan(part.request, main)
+            finally:
+                with self._cond:
+                    self._speaking = None
+        return not cancel.is_set()
 
 
 def _notify(item: _Item, *, completed: bool) -> None:

@@ -167,6 +167,9 @@ def build_request(
     """
     voice: str | None = None
     style_pitch = 1.0
+    variant = ""
+    if character_voices:
+        variant = (style or manifest.style_for(speaker_key)).variant
     if character_voices and (caps.per_utterance_voice or caps.pitch_range != (1.0, 1.0)):
         style = style or manifest.style_for(speaker_key)
         style_pitch = style.pitch
@@ -188,6 +191,7 @@ def build_request(
         language=language,
         tone_before=tone_before and caps.can_tone,
         tag=tag,
+        variant=variant,
     )
 
 

@@ -21,6 +21,7 @@ from panelvox.reader.analysis_worker import ProcessAnalyzer
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.reader.reader_settings import load_reader_settings
 from panelvox.speech.backend import Priority, SpeechBackend
+from panelvox.speech.language_voices import LanguageVoices
 from panelvox.speech.queue import SpeechQueue
 from panelvox.speech.voices import load_manifest
 from panelvox.ui.job_thread import JobThread, PageImage, Poster, Work, load_image
@@ -67,6 +68,7 @@ def build_reader(
     screen_reader: bool | None = None,
     persist_settings: bool = True,
     cache_dir: Path | None = None,
+    languages: LanguageVoices | None = None,
 ) -> Reader:
     """Make the window and its workers (a QApplication must exist).
 
@@ -75,13 +77,17 @@ def build_reader(
     stages in the analysis thread instead (tests with cheap stages).
     """
     from panelvox.speech.backends.screenreader_backend import screen_reader_running
-    from panelvox.speech.discovery import build_chain
+    from panelvox.speech.discovery import build_chain, language_voices
 
     prefs = load_prefs()
     if screen_reader is None:
         screen_reader = screen_reader_running()
     chain = backends if backends is not None else build_chain(backend or prefs.backend)
-    speech = SpeechQueue(chain)
+    # Lettering in another language goes to a voice of that language (``languages``: the
+    # installed ones; an injected chain in tests keeps to itself unless given some).
+    if languages is None and backends is None:
+        languages = language_voices()
+    speech = SpeechQueue(chain, languages=languages)
     poster = Poster()
     process = None
     if analyzer_factory is None:

@@ -69,6 +69,7 @@ class PiperBackend(PcmBackend):
             rate_range=(0.5, 2.0),
             volume_range=(0.0, 1.0),
             sample_rate=self._sample_rate(),
+            languages=tuple(dict.fromkeys(e.language.split("-")[0] for e in self._entries.values())),
         )
 
     def _sample_rate(self) -> int:

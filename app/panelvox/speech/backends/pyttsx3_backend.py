@@ -25,6 +25,7 @@ from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
 from panelvox.speech.audio_sink import AudioSink, find_player
 from panelvox.speech.backend import Capabilities, CheckResult, PcmBackend, SpeechRequest, Voice
+from panelvox.speech.language_voices import ESPEAK_LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,7 @@ class Pyttsx3Backend(PcmBackend):
             pitch_range=(0.3, 1.7),
             volume_range=(0.0, 1.0),
             sample_rate=_espeak().sample_rate,
+            languages=ESPEAK_LANGUAGES,
         )
 
     def voices(self) -> tuple[Voice, ...]:

@@ -23,6 +23,7 @@ from typing import Any
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
 from panelvox.speech.backend import Capabilities, CheckResult, SpeechBackend, SpeechRequest, Voice
+from panelvox.speech.language_voices import ESPEAK_LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,7 @@ class ScreenReaderBackend(SpeechBackend):
     def __init__(self, *, client_name: str = "panelvox") -> None:
         self._client_name = client_name
         self._output: Any = None
+        self._module: str | None = None  # Speech Dispatcher's output module, once asked
         self._lock = threading.Lock()
 
     @classmethod
@@ -149,7 +151,22 @@ class ScreenReaderBackend(SpeechBackend):
             rate_range=(0.3, 3.0),
             pitch_range=(0.2, 1.8),
             volume_range=(0.0, 1.0),
+            languages=self._languages(),
         )
+
+    def _languages(self) -> tuple[str, ...]:
+        """What Speech Dispatcher's output module reads: espeak-ng (Debian's default) spells
+        Japanese ("Chinese letter"), so that lettering goes to a Japanese voice; another
+        module is trusted with every language, which goes with each run of text."""
+        if self._module is None:
+            module = ""
+            try:
+                client = getattr(self._get_output(), "_client", None)
+                module = str(client.get_output_module()) if client is not None else ""
+            except (BackendUnavailable, OSError, RuntimeError, AttributeError) as exc:
+                log.info("speech dispatcher's output module unknown: %r", exc)
+            self._module = module
+        return ESPEAK_LANGUAGES if self._module.startswith("espeak") else ("*",)
 
     def speak(self, request: SpeechRequest, cancel: threading.Event) -> bool:
         out = self._get_output()

@@ -33,8 +33,15 @@ class SpyBackend(SpeechBackend):
     # Translators: description of the test speech output (developers only).
     description = _("Records speech for tests")
 
-    def __init__(self, *, seconds_per_char: float = 0.0, fail_with: Exception | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        seconds_per_char: float = 0.0,
+        fail_with: Exception | None = None,
+        languages: tuple[str, ...] = ("*",),
+    ) -> None:
         self.seconds_per_char = seconds_per_char
+        self.languages = languages
         self.fail_with = fail_with
         self.records: list[SpyRecord] = []
         self.stops = 0
@@ -56,6 +63,7 @@ class SpyBackend(SpeechBackend):
             rate_range=(0.5, 3.0),
             pitch_range=(0.5, 1.5),
             volume_range=(0.0, 1.0),
+            languages=self.languages,
         )
 
     def speak(self, request: SpeechRequest, cancel: threading.Event) -> bool:
