@@ -37,6 +37,7 @@ oracle's. Labels are book persons; ``eval/story_metrics.story_counts`` scores th
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -219,7 +220,7 @@ def page_data(page: GTPage, number: int, analysis: PageAnalysis, image: np.ndarr
     )
 
 
-def load_pages(stories: int | None, extra: Path | None) -> list[PageData]:
+def load_pages(stories: int | None, extra: Path | None, fingerprint: str | None = None) -> list[PageData]:
     """The cib pages with scripts, analysed (or read from the training cache) up to "characters".
 
     The books are built as ``scripts/train_speaker_model.py`` builds them (a story's cib pages,
@@ -229,7 +230,7 @@ def load_pages(stories: int | None, extra: Path | None) -> list[PageData]:
     extra_pages = [p for p in load_dataset(extra).pages if p.script is not None] if extra else []
     extra_of = dict(books_of(extra_pages))
     prefix_stages = tuple(s for s in default_stages() if s.name != "speakers")
-    cache = AnalysisCache(paths.cache_dir() / "train", pipeline_fingerprint(prefix_stages))
+    cache = AnalysisCache(paths.cache_dir() / "train", fingerprint or pipeline_fingerprint(prefix_stages))
     prefix = PageAnalyzer(prefix_stages, cache)
     out = []
     for k, (story, group) in enumerate(books_of(pages)[:stories], 1):
@@ -422,6 +423,8 @@ def cv_log_odds(pages: Sequence[PageData], merge_bias: float) -> list[FloatArray
         xs.append(page.rows[keep])
         ys.append(y)
     models: dict[str, PairModel] = {}
+    if len(labelled) < 2:  # a smoke run of one story: nothing to hold it out from
+        return [PairModel.shipped().log_odds(p.rows) for p in pages]
     for story in labelled:
         x = np.concatenate([a for s, (xs, _ys) in labelled.items() if s != story for a in xs])
         y = np.concatenate([a for s, (_xs, ys) in labelled.items() if s != story for a in ys])
@@ -512,15 +515,26 @@ def main() -> int:
         help="cib-extra, as the training run's books hold it (only for its cache keys)",
     )
     parser.add_argument("--no-extra", action="store_true", help="books of cib's pages alone")
+    parser.add_argument(
+        "--fingerprint",
+        help="the training cache's fingerprint to read (default: this code's). The prefix stages' "
+        "fingerprint counts every file of analysis/data, the shipped pair model too, which they "
+        "never read: a cache written before `train_speaker_model.py --write` still holds their output",
+    )
+    parser.add_argument(
+        "--page-bias", type=float, help="the page grouping's merge bias (default: the shipped)"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "oracle_curve_section.md")
     args = parser.parse_args()
 
     start = time.perf_counter()
-    pages = load_pages(args.stories, None if args.no_extra else args.extra)
+    pages = load_pages(args.stories, None if args.no_extra else args.extra, args.fingerprint)
     print(f"{len(pages)} pages read in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     model = PairModel.shipped()
     shipped = [model.log_odds(p.rows) for p in pages]
     cv = cv_log_odds(pages, model.merge_bias)
+    if args.page_bias is None:
+        args.page_bias = model.merge_bias
     same_all = np.concatenate([p.same for p in pages])
     page_rate = float(same_all.mean())
     total = sum(len(p.lines) for p in pages)
@@ -546,7 +560,7 @@ def main() -> int:
     runs: dict[float, list[Run]] = {}
     for auc in args.aucs:
         runs[auc] = [
-            run_oracle(pages, shipped, today, auc, seed, page_rate, model.merge_bias, args.biases)
+            run_oracle(pages, shipped, today, auc, seed, page_rate, args.page_bias, args.biases)
             for seed in range(args.seeds)
         ]
         r = runs[auc]
@@ -563,6 +577,15 @@ def main() -> int:
     args.out.write_text(text, encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
+
+
+def _trained_on() -> str:
+    from importlib import resources
+
+    from panelvox.analysis import speaker_identity
+
+    text = resources.files("panelvox.analysis").joinpath(speaker_identity.MODEL_FILE).read_text("utf-8")
+    return str(json.loads(text).get("trained_on", "?"))
 
 
 def _best(biases: Sequence[float], counts: Sequence[dict[float, StoryCounts]]) -> float:
@@ -593,7 +616,8 @@ def report(
         f"cross-panel dialogue pairs; base rate of same {page_rate:.3f}) are replaced by a noisy "
         "oracle at a target AUC (x = ±d'/2 + N(0,1), d' = √2·Φ⁻¹(AUC), log-odds = d'·x + logit(base "
         "rate): calibrated, noise independent per pair); the others keep the shipped pair model's; "
-        f"`group_persons` groups with the shipped merge bias ({PairModel.shipped().merge_bias}). "
+        f"`group_persons` groups with merge bias {args.page_bias} (the shipped: {PairModel.shipped().merge_bias}; "
+        f"the shipped pair model: {_trained_on()}). "
         "The page persons that say a sure line (golden speaker: their balloons' majority) are then "
         "linked across the story's pages by the same oracle at the same AUC and grouped by "
         "`book_persons.group_book`. Page attribution: the eval's line matching and Hungarian "
