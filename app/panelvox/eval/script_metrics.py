@@ -6,8 +6,8 @@ one :class:`HeardBlock` per text block, in its reading order. The definitions co
 issue, so that anyone re-implementing them gets the same numbers:
 
 Finding lines
-    Texts are compared upper-cased, every run of characters outside A–Z and 0–9 made one
-    space, trimmed. A GT line is *found* when 1–3 consecutive blocks, joined by a space,
+    Texts are compared NFKC-normalised and upper-cased, every run of characters that are
+    not letters or digits (of any script) made one space, trimmed. A GT line is *found* when 1–3 consecutive blocks, joined by a space,
     reach Levenshtein similarity ≥ 0.8 with it (rapidfuzz ``normalized_similarity``), or
     when one block more than 3 characters longer contains it with ``partial_ratio`` ≥ 0.8.
     The highest score wins; ties go to the earliest, then the shortest window. Several lines
@@ -38,6 +38,7 @@ on the page, the one heard first on a tie.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -87,7 +88,8 @@ _HEARD_GROUP: Mapping[str, str] = {
     "other": "sign",
 }
 
-_NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
+#: a run of characters that are neither letters nor digits, of any script (``\w`` less "_")
+_NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -214,8 +216,10 @@ def _ratio(num: int, den: int) -> float:
 
 
 def normalize_text(text: str) -> str:
-    """Upper case; each run of characters outside A–Z and 0–9 becomes one space; trimmed."""
-    return _NOT_ALNUM.sub(" ", text.upper()).strip()
+    """NFKC, upper case; each run of characters that are not letters or digits becomes one
+    space; trimmed. Letters of every script count: a Japanese line is compared as read, not
+    emptied (full-width Latin letters and half-width kana become their usual forms)."""
+    return _NOT_LETTER_OR_DIGIT.sub(" ", unicodedata.normalize("NFKC", text).upper()).strip()
 
 
 def _best_match(line: str, blocks: Sequence[tuple[int, str]]) -> _Match | None:
