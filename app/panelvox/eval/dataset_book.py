@@ -10,6 +10,7 @@ and learned names stay in memory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from panelvox.analysis.lettering import WordList
+from panelvox.books.direction import DirectionDecision, DirectionSource, decide_direction
 from panelvox.errors import DatasetError
 from panelvox.eval.ground_truth import GTPage
 from panelvox.i18n import _
@@ -59,8 +61,21 @@ class DatasetBook:
         self._last: tuple[int, Image] | None = None  # the stages and the names pass share a decode
 
     @property
+    def declared(self) -> bool:
+        """The dataset tells the book's direction and language, as a ComicInfo would."""
+        return bool(self.pages) and self.pages[0].declared
+
+    @functools.cached_property
+    def direction_decision(self) -> DirectionDecision:
+        """The direction the book is read in, and why: the dataset's where it tells it, else
+        Panelvox's own decision for a book that says nothing (as for a user's folder book)."""
+        if self.declared:
+            return DirectionDecision(self.pages[0].direction, DirectionSource.COMICINFO)
+        return decide_direction(None, None)
+
+    @property
     def direction(self) -> ReadingDirection:
-        return self.pages[0].direction if self.pages else ReadingDirection.LTR
+        return self.direction_decision.direction if self.pages else ReadingDirection.LTR
 
     @property
     def page_count(self) -> int:
@@ -68,8 +83,9 @@ class DatasetBook:
 
     @property
     def language(self) -> str | None:
-        """The dataset's language (its pages'), as a book's ComicInfo would give it."""
-        return self.pages[0].language if self.pages else None
+        """The dataset's language (its pages'), as a book's ComicInfo would give it; None for
+        a book that does not tell it."""
+        return self.pages[0].language if self.declared else None
 
     def load_page_array(self, index: int) -> Image:
         if self._last is None or self._last[0] != index:
