@@ -21,6 +21,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from panelvox.analysis.lettering import WordList
+from panelvox.analysis.lettering_direction import LetteringDirection
 from panelvox.books.direction import DirectionDecision, DirectionSource, decide_direction
 from panelvox.errors import DatasetError
 from panelvox.eval.ground_truth import GTPage
@@ -47,8 +48,12 @@ def load_page_image(page: GTPage) -> Image:
 class DatasetBook:
     """Ground-truth pages of one book, in order, as a book the page service can read."""
 
-    def __init__(self, name: str, pages: Sequence[GTPage]) -> None:
+    def __init__(
+        self, name: str, pages: Sequence[GTPage], lettering: LetteringDirection | None = None
+    ) -> None:
         self.pages = tuple(pages)
+        #: how a book that does not tell its direction is told by its pages (None: never)
+        self.lettering = lettering
         # by content, as a book's: a cached analysis is never taken for a changed image
         digest = hashlib.sha256(name.encode())
         for page in self.pages:
@@ -71,7 +76,8 @@ class DatasetBook:
         Panelvox's own decision for a book that says nothing (as for a user's folder book)."""
         if self.declared:
             return DirectionDecision(self.pages[0].direction, DirectionSource.COMICINFO)
-        return decide_direction(None, None)
+        probe = self.lettering
+        return decide_direction(None, None, None if probe is None else lambda: probe(self))
 
     @property
     def direction(self) -> ReadingDirection:
@@ -103,11 +109,16 @@ def books_of(pages: Sequence[GTPage]) -> list[tuple[str, list[GTPage]]]:
 
 @contextmanager
 def dataset_pages(
-    name: str, pages: Sequence[GTPage], analyzer: PageSource, words: WordList | None = None
+    name: str,
+    pages: Sequence[GTPage],
+    analyzer: PageSource,
+    words: WordList | None = None,
+    lettering: LetteringDirection | None = None,
 ) -> Iterator[PageService[DatasetBook]]:
     """A page service over one dataset book: ``analyzer``'s stages, and the names pass with an
-    empty store of its own (never the user's)."""
-    book = DatasetBook(name, pages)
+    empty store of its own (never the user's). ``lettering`` decides the direction of a book
+    that does not tell it (:attr:`GTPage.declared`), as for a user's book."""
+    book = DatasetBook(name, pages, lettering)
     with TemporaryDirectory(prefix="panelvox-eval-") as tmp:
         names = BookNames(book.content_hash, (), NameStore(Path(tmp) / "names.json"), words=words)
         yield PageService(book, analyzer, names)

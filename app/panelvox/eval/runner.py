@@ -19,7 +19,9 @@ from enum import Enum
 from pathlib import Path
 
 from panelvox.analysis.cache import PageAnalyzer
+from panelvox.analysis.lettering_direction import LetteringDirection
 from panelvox.analysis.pipeline import Stage, default_stages, empty_analysis
+from panelvox.analysis.text_stage import TextStage
 from panelvox.eval.aggregate import NOT_ANNOTATED, NOT_IMPLEMENTED, MetricValue, aggregate, group_metric_names
 from panelvox.eval.dataset_book import books_of, dataset_pages
 from panelvox.eval.ground_truth import Dataset, GTPage
@@ -144,8 +146,11 @@ def run_eval(
     done = 0
     if analyzer is None:
         analyzer = PageAnalyzer(pipeline, None)  # never the user's cache: every run measures the code
+    # a book that does not tell its direction is sampled as a user's would be (never cached)
+    text = next((s for s in pipeline if isinstance(s, TextStage)), None)
+    lettering = LetteringDirection(None if text is None else lambda: text.engine)
     for name, book_pages in books_of([p for p, _ in selected]):
-        with dataset_pages(name, book_pages, analyzer) as service:
+        with dataset_pages(name, book_pages, analyzer, lettering=lettering) as service:
             for number, page in enumerate(book_pages, start=1):
                 if progress is not None:
                     progress(done, len(selected), page.page_id)
