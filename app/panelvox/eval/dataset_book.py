@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -21,7 +21,6 @@ import numpy as np
 from PIL import Image as PILImage
 
 from panelvox.analysis.lettering import WordList
-from panelvox.analysis.lettering_direction import LetteringDirection
 from panelvox.books.direction import DirectionDecision, DirectionSource, decide_direction
 from panelvox.errors import DatasetError
 from panelvox.eval.ground_truth import GTPage
@@ -49,7 +48,7 @@ class DatasetBook:
     """Ground-truth pages of one book, in order, as a book the page service can read."""
 
     def __init__(
-        self, name: str, pages: Sequence[GTPage], lettering: LetteringDirection | None = None
+        self, name: str, pages: Sequence[GTPage], lettering: Callable[[DatasetBook], bool] | None = None
     ) -> None:
         self.pages = tuple(pages)
         #: how a book that does not tell its direction is told by its pages (None: never)
@@ -113,7 +112,7 @@ def dataset_pages(
     pages: Sequence[GTPage],
     analyzer: PageSource,
     words: WordList | None = None,
-    lettering: LetteringDirection | None = None,
+    lettering: Callable[[DatasetBook], bool] | None = None,
 ) -> Iterator[PageService[DatasetBook]]:
     """A page service over one dataset book: ``analyzer``'s stages, and the names pass with an
     empty store of its own (never the user's). ``lettering`` decides the direction of a book
