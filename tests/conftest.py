@@ -10,7 +10,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO.parent / "shared" / "data"
+#: the evaluation data: $PANELVOX_EVAL_DATA (as `panelvox eval` reads it), else ../shared/data
+SHARED_DATA = Path(os.environ.get("PANELVOX_EVAL_DATA") or REPO.parent / "shared" / "data")
 
 
 @pytest.fixture(scope="session")

@@ -53,6 +53,23 @@ def test_openmantra(shared_data: Path) -> None:
     assert page.direction is ReadingDirection.RTL and page.text_level is TextLevel.BLOCK
     assert page.texts[0].text == "だからっ" and dict(page.texts[0].translations)["en"] == "I'm telling you!!"
     assert page.has(Fact.PANEL_ORDER, Fact.TEXT_ORDER, Fact.TEXT_CONTENT)
+    # folders of images with no ComicInfo: Panelvox decides direction and language itself
+    assert not any(p.declared for p in ds.pages)
+
+
+def test_openmantra_golden_scripts(shared_data: Path) -> None:
+    if not (shared_data / "openmantra" / "script").is_dir():
+        pytest.skip("openmantra/script is not present")
+    ds = load_dataset("openmantra", data_dir=shared_data)
+    scripted = [p for p in ds.pages if p.has(Fact.SCRIPT)]
+    # tojime_no_siora's first 16 images (page_index 1-16), one line per annotation box
+    assert [p.image_path.name for p in scripted] == [f"{k:03d}.jpg" for k in range(16)]
+    assert {p.book for p in scripted} == {"tojime_no_siora"}
+    assert all(p.script is not None and len(p.script.lines) == len(p.texts) for p in scripted)
+    assert sum(len(p.script.lines) for p in scripted if p.script is not None) == 151
+    first = scripted[1].script
+    assert first is not None and first.page == "openmantra_tojime_no_siora_001"
+    assert first.lines[0].text == scripted[1].texts[0].text == "だからっ"
 
 
 def test_iabc_svg_structure(shared_data: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from reader_fixtures import PAGES, cheap_analyzer, heard, heard_since, make_book
 
-from panelvox.books import DirectionOverrides
+from panelvox.books import Book, DirectionOverrides, DirectionSource
 from panelvox.model import ReadingDirection
 from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue
 from panelvox.reader.commands import Command, help_text, key_table, keymap
@@ -256,6 +256,30 @@ def test_switch_direction_is_stored_for_the_book(
     c.close()
     again = _open(queue, book_path)
     assert again.direction is ReadingDirection.RTL
+
+
+def test_a_book_told_by_its_lettering_reads_right_to_left_and_control_r_still_switches(
+    queue: SpeechQueue, spy: SpyBackend, book_path: Path
+) -> None:
+    asked: list[Path] = []
+
+    def vertical_japanese(book: Book) -> bool:  # stands for the probe of the text models
+        asked.append(book.path)
+        return True
+
+    c = ReaderController(queue, cheap_analyzer(), persist_settings=False, lettering=vertical_japanese)
+    assert c.open(book_path)
+    c.analyze_pending()
+    assert c.direction is ReadingDirection.RTL and asked == [book_path]
+    assert c.book is not None and c.book.direction_source is DirectionSource.LETTERING
+    _step(c, Command.SWITCH_DIRECTION)
+    assert heard(spy, queue)[-2] == "Reading direction: top-to-bottom, right column first, for this book."
+    c.close()
+    again = ReaderController(queue, cheap_analyzer(), persist_settings=False, lettering=vertical_japanese)
+    assert again.open(book_path)
+    # the user's choice wins; the lettering is not asked again
+    assert again.direction is ReadingDirection.TTB_RTL and asked == [book_path]
+    again.close()
 
 
 def test_rate_and_what_to_hear(queue: SpeechQueue, spy: SpyBackend, book_path: Path) -> None:

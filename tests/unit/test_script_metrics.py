@@ -44,11 +44,32 @@ def said(text: str, speaker: str | None, name: str | None = None, guess: bool = 
 # ---------------------------------------------------------------- finding lines
 
 
-def test_normalisation_keeps_only_capitals_and_digits() -> None:
+def test_normalisation_keeps_letters_and_digits_in_capitals() -> None:
     assert normalize_text("  Doggone good dinner, hey, Chad?  Me glad... 'board") == (
         "DOGGONE GOOD DINNER HEY CHAD ME GLAD BOARD"
     )
     assert normalize_text("?!") == ""
+    assert normalize_text("snake_case -- 42") == "SNAKE CASE 42"
+
+
+def test_normalisation_keeps_letters_of_every_script() -> None:
+    # a Japanese line was emptied by "outside A-Z and 0-9", so it could never be found
+    assert normalize_text("そんな借金なんて!") == "そんな借金なんて"
+    assert normalize_text("レーネ...") == "レーネ"  # the long-vowel mark is a letter
+    assert normalize_text("ガンマンだって...?") == "ガンマンだって"
+    assert normalize_text("Café, señor!") == "CAFÉ SEÑOR"
+    # NFKC: full-width Latin and digits, half-width kana, circled digits
+    assert normalize_text("ＯＫ！　１２３") == "OK 123"
+    assert normalize_text("ｼｵﾗ") == "シオラ"
+    assert normalize_text("②") == "2"
+
+
+def test_a_japanese_line_is_found_and_ordered() -> None:
+    s = script(line("だからっ"), line("知らないって言ってるだろっ"), line("そんな借金なんて!"))
+    score = score_script_page(s, heard("そんな借金なんて!", "だからっ", "知らないって言ってるだろ"))
+    assert (score.lines, score.found, score.exact) == (3, 3, 2)
+    assert score.positions == (1, 2, 0)
+    assert score.in_order == 2
 
 
 def test_exact_match_is_found_and_read_exactly() -> None:

@@ -4,7 +4,7 @@ reading direction). Qt-free; nothing happens at import time."""
 from __future__ import annotations
 
 from panelvox.books.adapter import BookFormat
-from panelvox.books.book import Book, PageCheck, PageRef
+from panelvox.books.book import Book, LetteringProbe, PageCheck, PageRef
 from panelvox.books.comicinfo import ComicInfo, ComicPageInfo, Manga, PageType, parse_comicinfo
 from panelvox.books.direction import DirectionDecision, DirectionSource, decide_direction
 from panelvox.books.direction_store import DirectionOverrides
@@ -19,6 +19,7 @@ __all__ = [
     "DirectionDecision",
     "DirectionOverrides",
     "DirectionSource",
+    "LetteringProbe",
     "Limits",
     "Manga",
     "PageCheck",

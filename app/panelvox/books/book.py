@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -14,7 +15,7 @@ from PIL import Image
 
 from panelvox.books.adapter import BookAdapter, BookFormat, Entry
 from panelvox.books.comicinfo import ComicInfo, PageType
-from panelvox.books.direction import DirectionDecision, DirectionSource
+from panelvox.books.direction import DirectionDecision, DirectionSource, decide_direction
 from panelvox.books.limits import Limits
 from panelvox.books.page_decoder import PageDecodeError, Problem, decode_page, read_header
 from panelvox.errors import (
@@ -27,6 +28,10 @@ from panelvox.i18n import _
 from panelvox.model import ReadingDirection
 
 log = logging.getLogger(__name__)
+
+#: told a book, says whether its pages are lettered mostly in vertical Japanese (the probe of
+#: :mod:`panelvox.analysis.lettering_direction`, which the commands and the reader pass in)
+LetteringProbe = Callable[["Book"], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,10 +94,13 @@ class Book:
         decision: DirectionDecision,
         content_hash: str,
         limits: Limits,
+        lettering: LetteringProbe | None = None,
     ) -> None:
         self.path = path
         self.metadata = metadata
-        self.direction_decision = decision
+        self._decision = decision
+        #: asked once, on the first question about the direction, when nothing else decided it
+        self._lettering = lettering if decision.source is DirectionSource.DEFAULT else None
         self.content_hash = content_hash
         self.limits = limits
         self.pages = pages
@@ -118,6 +126,16 @@ class Book:
             if info.series:
                 return f"{info.series} {info.number}" if info.number else info.series
         return self.path.name if self.path.is_dir() else self.path.stem
+
+    @property
+    def direction_decision(self) -> DirectionDecision:
+        """The reading direction and why. A book that says nothing (no override, no
+        ComicInfo direction or language) is sampled by the lettering probe on first ask."""
+        with self._lock:
+            probe, self._lettering = self._lettering, None
+            if probe is not None:
+                self._decision = decide_direction(None, self.metadata, lambda: probe(self))
+            return self._decision
 
     @property
     def direction(self) -> ReadingDirection:

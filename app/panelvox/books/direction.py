@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -19,6 +20,7 @@ class DirectionSource(Enum):
     OVERRIDE = "override"  # the user chose it for this book
     COMICINFO = "comicinfo"  # ComicInfo.xml Manga=YesAndRightToLeft
     LANGUAGE = "language"  # heuristic: the book's language (ja → right to left)
+    LETTERING = "lettering"  # heuristic: the sampled pages are lettered in vertical Japanese
     DEFAULT = "default"  # nothing said anything: left to right
 
 
@@ -38,6 +40,10 @@ class DirectionDecision:
         if self.source is DirectionSource.LANGUAGE:
             # Translators: why a book reads right to left: its declared language is Japanese.
             return _("the book's language is Japanese")
+        if self.source is DirectionSource.LETTERING:
+            # Translators: why a book reads right to left: its pages are lettered in vertical
+            # Japanese columns (the book itself says nothing about its direction).
+            return _("the lettering is vertical Japanese")
         # Translators: why a book reads left to right: nothing in the book says otherwise.
         return _("the default, nothing in the book says otherwise")
 
@@ -53,11 +59,23 @@ def direction_words(direction: ReadingDirection) -> str:
     return _("left-to-right")
 
 
-def decide_direction(override: ReadingDirection | None, info: ComicInfo | None) -> DirectionDecision:
-    """User override > ComicInfo ``Manga=YesAndRightToLeft`` > language heuristic > left to right.
+#: asked only when nothing else decides: True when the book's pages are lettered mostly in
+#: vertical Japanese (see :mod:`panelvox.analysis.lettering_direction`)
+VerticalJapanese = Callable[[], bool]
+
+
+def decide_direction(
+    override: ReadingDirection | None,
+    info: ComicInfo | None,
+    lettering: VerticalJapanese | None = None,
+) -> DirectionDecision:
+    """User override > ComicInfo ``Manga=YesAndRightToLeft`` > language heuristic > the
+    lettering > left to right.
 
     ``Manga`` values ``Yes``, ``No`` and ``Unknown`` set nothing: plenty of manga are
     published flipped, and plenty of Western books are tagged ``Yes`` by mistake.
+    ``lettering`` is called only for a book whose ComicInfo names no language (a book in
+    English, say, is not second-guessed): vertical Japanese lettering reads right to left.
     """
     if override is not None:
         return DirectionDecision(override, DirectionSource.OVERRIDE)
@@ -66,4 +84,6 @@ def decide_direction(override: ReadingDirection | None, info: ComicInfo | None) 
             return DirectionDecision(ReadingDirection.RTL, DirectionSource.COMICINFO)
         if info.language in _RTL_LANGUAGES:
             return DirectionDecision(ReadingDirection.RTL, DirectionSource.LANGUAGE)
+    if lettering is not None and (info is None or info.language is None) and lettering():
+        return DirectionDecision(ReadingDirection.RTL, DirectionSource.LETTERING)
     return DirectionDecision(ReadingDirection.LTR, DirectionSource.DEFAULT)

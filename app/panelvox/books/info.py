@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from panelvox.books.book import Book
+from panelvox.books.book import Book, LetteringProbe
 from panelvox.books.direction import direction_words
 from panelvox.books.direction_store import DirectionOverrides
 from panelvox.books.opener import open_book
@@ -75,13 +75,22 @@ def describe_book(book: Book, out: TextIO) -> int:
     return len(problems)
 
 
-def print_info(path: Path, *, direction: str | None = None, out: TextIO | None = None) -> int:
+def print_info(
+    path: Path,
+    *,
+    direction: str | None = None,
+    out: TextIO | None = None,
+    lettering: LetteringProbe | None = None,
+) -> int:
     """Describe the book at ``path`` on ``out`` (stdout); returns the exit code (0).
+    ``lettering``: how a book that says nothing of its direction is told by its pages.
 
     A book that cannot be opened raises :class:`~panelvox.errors.PanelvoxError`; the CLI
     prints its one-sentence message.
     """
     override = ReadingDirection(direction) if direction else None
-    with open_book(Path(path), direction_override=override, overrides=DirectionOverrides()) as book:
+    with open_book(
+        Path(path), direction_override=override, overrides=DirectionOverrides(), lettering=lettering
+    ) as book:
         describe_book(book, out if out is not None else sys.stdout)
     return 0

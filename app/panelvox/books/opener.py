@@ -9,7 +9,7 @@ from pathlib import Path
 
 from panelvox.books.adapter import BookAdapter, BookFormat, Entry, password_protected, sniff, too_large
 from panelvox.books.adapter_discovery import open_adapter
-from panelvox.books.book import Book, PageRef
+from panelvox.books.book import Book, LetteringProbe, PageRef
 from panelvox.books.comicinfo import ComicInfo, ComicInfoError, parse_comicinfo
 from panelvox.books.direction import decide_direction
 from panelvox.books.direction_store import DirectionOverrides
@@ -31,12 +31,14 @@ def open_book(
     skip_page_types: frozenset[str] = frozenset(),
     limits: Limits | None = None,
     overrides: DirectionOverrides | None = None,
+    lettering: LetteringProbe | None = None,
 ) -> Book:
     """Open a comic book (CBZ/ZIP, CBR/RAR, CB7/7z, CBT/TAR, PDF or a folder of images).
 
     Nothing is decoded here: pages are listed, sorted naturally, ComicInfo.xml is read and
     the reading direction decided (``direction_override`` > the user's stored choice in
-    ``overrides`` > ComicInfo > language > left to right). ``skip_page_types`` holds
+    ``overrides`` > ComicInfo > language > the ``lettering`` probe, asked on the first
+    question about the direction > left to right). ``skip_page_types`` holds
     ComicInfo page types (e.g. ``{"Advertisement", "Deleted"}``) left out of the pages.
     Raises a :class:`~panelvox.errors.BookError` with one spoken sentence.
     """
@@ -45,7 +47,7 @@ def open_book(
     fmt = _detect(path)
     adapter = open_adapter(path, fmt, limits)
     try:
-        return _build(path, adapter, direction_override, skip_page_types, limits, overrides)
+        return _build(path, adapter, direction_override, skip_page_types, limits, overrides, lettering)
     except BaseException:
         adapter.close()
         raise
@@ -82,6 +84,7 @@ def _build(
     skip_page_types: frozenset[str],
     limits: Limits,
     overrides: DirectionOverrides | None,
+    lettering: LetteringProbe | None,
 ) -> Book:
     entries = list(adapter.entries())
     if adapter.format is BookFormat.PDF:
@@ -138,6 +141,7 @@ def _build(
         decision=decision,
         content_hash=content_hash,
         limits=limits,
+        lettering=lettering,
     )
 
 

@@ -9,6 +9,7 @@ else in Panelvox imports from here.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -44,7 +45,9 @@ class _LogFile(logging.FileHandler):
             self.failed = True
             # Translators: what could not be saved, in "Could not save {what}; ...".
             note_unsaved(_("the log"), OSError("the log file cannot be written"))
-        self.close()
+        # closing flushes what the full disk refused again: that error is the same one
+        with contextlib.suppress(OSError):
+            self.close()
 
     def emit(self, record: logging.LogRecord) -> None:
         if not self.failed:

@@ -16,6 +16,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from panelvox.analysis.lettering_direction import LetteringDirection
     from panelvox.books.info import print_info
 
-    return print_info(args.book, direction=args.direction)
+    return print_info(args.book, direction=args.direction, lettering=LetteringDirection.with_default_cache())

@@ -10,8 +10,9 @@ and learned names stay in memory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from tempfile import TemporaryDirectory
@@ -20,6 +21,7 @@ import numpy as np
 from PIL import Image as PILImage
 
 from panelvox.analysis.lettering import WordList
+from panelvox.books.direction import DirectionDecision, DirectionSource, decide_direction
 from panelvox.errors import DatasetError
 from panelvox.eval.ground_truth import GTPage
 from panelvox.i18n import _
@@ -46,8 +48,12 @@ def load_page_image(page: GTPage) -> Image:
 class DatasetBook:
     """Ground-truth pages of one book, in order, as a book the page service can read."""
 
-    def __init__(self, name: str, pages: Sequence[GTPage]) -> None:
+    def __init__(
+        self, name: str, pages: Sequence[GTPage], lettering: Callable[[DatasetBook], bool] | None = None
+    ) -> None:
         self.pages = tuple(pages)
+        #: how a book that does not tell its direction is told by its pages (None: never)
+        self.lettering = lettering
         # by content, as a book's: a cached analysis is never taken for a changed image
         digest = hashlib.sha256(name.encode())
         for page in self.pages:
@@ -60,8 +66,22 @@ class DatasetBook:
         self._last: tuple[int, Image] | None = None  # the stages and the names pass share a decode
 
     @property
+    def declared(self) -> bool:
+        """The dataset tells the book's direction and language, as a ComicInfo would."""
+        return bool(self.pages) and self.pages[0].declared
+
+    @functools.cached_property
+    def direction_decision(self) -> DirectionDecision:
+        """The direction the book is read in, and why: the dataset's where it tells it, else
+        Panelvox's own decision for a book that says nothing (as for a user's folder book)."""
+        if self.declared:
+            return DirectionDecision(self.pages[0].direction, DirectionSource.COMICINFO)
+        probe = self.lettering
+        return decide_direction(None, None, None if probe is None else lambda: probe(self))
+
+    @property
     def direction(self) -> ReadingDirection:
-        return self.pages[0].direction if self.pages else ReadingDirection.LTR
+        return self.direction_decision.direction if self.pages else ReadingDirection.LTR
 
     @property
     def page_count(self) -> int:
@@ -69,8 +89,9 @@ class DatasetBook:
 
     @property
     def language(self) -> str | None:
-        """The dataset's language (its pages'), as a book's ComicInfo would give it."""
-        return self.pages[0].language if self.pages else None
+        """The dataset's language (its pages'), as a book's ComicInfo would give it; None for
+        a book that does not tell it."""
+        return self.pages[0].language if self.declared else None
 
     def load_page_array(self, index: int) -> Image:
         if self._last is None or self._last[0] != index:
@@ -93,10 +114,12 @@ def dataset_pages(
     analyzer: PageSource,
     words: WordList | None = None,
     persons: PersonModel | None = None,
+    lettering: Callable[[DatasetBook], bool] | None = None,
 ) -> Iterator[PageService[DatasetBook]]:
     """A page service over one dataset book: ``analyzer``'s stages, and the names pass with an
-    empty store of its own (never the user's)."""
-    book = DatasetBook(name, pages)
+    empty store of its own (never the user's). ``lettering`` decides the direction of a book
+    that does not tell it (:attr:`GTPage.declared`), as for a user's book."""
+    book = DatasetBook(name, pages, lettering)
     with TemporaryDirectory(prefix="panelvox-eval-") as tmp:
         store = NameStore(Path(tmp) / "names.json")
         names = BookNames(book.content_hash, (), store, words=words, persons=persons)

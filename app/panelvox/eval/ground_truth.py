@@ -141,6 +141,10 @@ class GTPage:
     #: the language of its lettering (ISO 639-1), given to the pipeline as a book's
     #: ComicInfo ``LanguageISO`` would be; None: unknown
     language: str | None = None
+    #: the book tells its direction and language (as a ComicInfo would) and the pipeline is
+    #: given them; False: a folder of images that says neither, so Panelvox decides them from
+    #: the pages as it does for such a book of a user's (``direction`` stays the truth scored)
+    declared: bool = True
 
     def has(self, *facts: Fact) -> bool:
         return all(f in self.annotated for f in facts)

@@ -19,7 +19,9 @@ from enum import Enum
 from pathlib import Path
 
 from panelvox.analysis.cache import PageAnalyzer, PageImages
+from panelvox.analysis.lettering_direction import LetteringDirection
 from panelvox.analysis.pipeline import Stage, default_stages, empty_analysis
+from panelvox.analysis.text_stage import TextStage
 from panelvox.eval.aggregate import NOT_ANNOTATED, NOT_IMPLEMENTED, MetricValue, aggregate, group_metric_names
 from panelvox.eval.dataset_book import books_of, dataset_pages
 from panelvox.eval.ground_truth import Dataset, GTPage
@@ -165,9 +167,12 @@ def run_eval(  # noqa: C901 (over the budget before it existed: split when next 
     done = 0
     if analyzer is None:
         analyzer = PageAnalyzer(pipeline, None)  # never the user's cache: every run measures the code
+    # a book that does not tell its direction is sampled as a user's would be (never cached)
+    text = next((s for s in pipeline if isinstance(s, TextStage)), None)
+    lettering = LetteringDirection(None if text is None else lambda: text.engine)
     for name, book_pages in books_of([p for p, _ in selected]):
         memo = _Memo(analyzer)  # each page analysed once, for learning and for reading
-        with dataset_pages(name, book_pages, memo, persons=person_model) as service:
+        with dataset_pages(name, book_pages, memo, persons=person_model, lettering=lettering) as service:
             if any(scored_groups(groups_of[p.page_id], p) - _NO_PREDICTION for p in book_pages):
                 # the listener's reading of a story: its persons and names are those of the whole
                 # story (the reader learns the book's pages as it analyses them)

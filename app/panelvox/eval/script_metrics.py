@@ -6,16 +6,15 @@ one :class:`HeardBlock` per text block, in its reading order. The definitions co
 issue, so that anyone re-implementing them gets the same numbers:
 
 Finding lines
-    Texts are compared upper-cased, every run of characters outside A–Z and 0–9 made one
-    space, trimmed. A GT line is *found* when 1–3 consecutive blocks, joined by a space,
-    reach Levenshtein similarity ≥ 0.8 with it (rapidfuzz ``normalized_similarity``), or
-    when one block more than 3 characters longer contains it with ``partial_ratio`` ≥ 0.8.
-    The highest score wins; ties go to the earliest, then the shortest window. Several lines
-    may match one block. A line's *position* is the index of its window's first block.
-    Rates: found, found in reading order (longest strictly increasing chain of positions in
-    GT order), read exactly (winning score 1.0), kind right (kind group of the line against
-    that of its first block), junk (blocks matching no line: ``partial_ratio`` of the shorter
-    against the longer text < 0.8 for every line).
+    Texts are compared NFKC-normalised and upper-cased, every run of characters that are not letters or
+    digits (of any script) made one space, trimmed. A GT line is *found* when 1–3 consecutive blocks,
+    joined by a space, reach Levenshtein similarity ≥ 0.8 with it (rapidfuzz ``normalized_similarity``),
+    or when one block more than 3 characters longer contains it with ``partial_ratio`` ≥ 0.8. The
+    highest score wins; ties go to the earliest, then the shortest window. Several lines may match one
+    block. A line's *position* is the index of its window's first block. Rates: found, found in reading
+    order (longest strictly increasing chain of positions in GT order), read exactly (winning score
+    1.0), kind right (kind group of the line against that of its first block), junk (blocks matching no
+    line: ``partial_ratio`` of the shorter against the longer text < 0.8 for every line).
 
 Speakers (GT speech and thought lines that are found)
     *Attribution*: lines with a sure, non-null speaker. Predicted speaker ids are matched
@@ -38,6 +37,7 @@ on the page, the one heard first on a tie.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
@@ -88,7 +88,7 @@ _HEARD_GROUP: Mapping[str, str] = {
     "other": "sign",
 }
 
-_NOT_ALNUM = re.compile(r"[^A-Z0-9]+")
+_NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -220,8 +220,8 @@ def _ratio(num: int, den: int) -> float:
 
 
 def normalize_text(text: str) -> str:
-    """Upper case; each run of characters outside A–Z and 0–9 becomes one space; trimmed."""
-    return _NOT_ALNUM.sub(" ", text.upper()).strip()
+    """NFKC, upper case; each run of characters that are not letters or digits becomes a space."""
+    return _NOT_LETTER_OR_DIGIT.sub(" ", unicodedata.normalize("NFKC", text).upper()).strip()
 
 
 def _best_match(line: str, blocks: Sequence[tuple[int, str]]) -> _Match | None:

@@ -24,15 +24,19 @@ def open_book_pages(
     """The book at ``book_path`` read through the page service; learned names are kept on exit.
     ``read_dense``: pages of running text are read in full, not only announced."""
     from panelvox.analysis.cache import PageAnalyzer
+    from panelvox.analysis.lettering_direction import LetteringDirection
     from panelvox.analysis.pipeline import default_stages
+    from panelvox.analysis.text_stage import TextStage
     from panelvox.names.book_names import BookNames
 
-    with open_book(book_path, direction_override=direction) as book:
+    stages = default_stages(read_dense=True) if read_dense else default_stages()
+    text = next((s for s in stages if isinstance(s, TextStage)), None)
+    # a book that says nothing of its direction is sampled with the text stage's own models
+    lettering = LetteringDirection.with_default_cache(None if text is None else lambda: text.engine)
+    with open_book(book_path, direction_override=direction, lettering=lettering) as book:
         pages = PageService(
             book,
-            PageAnalyzer.with_default_cache(
-                default_stages(read_dense=True) if read_dense else default_stages()
-            ),
+            PageAnalyzer.with_default_cache(stages),
             BookNames.for_book(book, store if store is not None else NameStore()),
         )
         try:

@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from panelvox.books import Book, DirectionOverrides, open_book
+from panelvox.books import Book, DirectionOverrides, LetteringProbe, open_book
 from panelvox.errors import PanelvoxError
 from panelvox.i18n import _
 from panelvox.model import ReadingDirection
@@ -74,8 +74,10 @@ class ReaderController:
         models: ModelRegistry | None = None,
         describe_config: DescribeConfig | None = None,
         names: NameStore | None = None,
+        lettering: LetteringProbe | None = None,
     ) -> None:
         self.speech = speech
+        self.lettering = lettering  # tells a book that says nothing of its direction by its pages
         #: analyses a page of the open book (the reader's worker process, or stages in tests)
         self.analyzer = analyzer
         self.store = store or PositionStore()
@@ -127,7 +129,7 @@ class ReaderController:
     def open(self, path: Path) -> bool:
         """Open ``path`` and resume where the reader left it. Bad input: one spoken sentence."""
         try:
-            book = open_book(Path(path), overrides=self.preferences.overrides)
+            book = open_book(Path(path), overrides=self.preferences.overrides, lettering=self.lettering)
         except PanelvoxError as exc:
             log.warning("cannot open %s: %s", path, exc.detail)
             self.say_message(exc.message)
@@ -137,9 +139,8 @@ class ReaderController:
         self.pages = PageService(book, self.analyzer, self.speaker_names.for_book(book))
         self.results.start()
         self.direction = book.direction
-        saved = self.store.get(book.content_hash)
-        pos = saved if saved is not None and 0 <= saved.page < book.page_count else Position(0)
-        self.position = pos
+        saved = self.store.get(book.content_hash) or Position(0)
+        self.position = pos = saved if 0 <= saved.page < book.page_count else Position(0)
         self.voice.wait_for_page()
         self.store.save(book.content_hash, pos, path=Path(path).resolve(), title=book.title)
         self.listener.book_changed()

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from panelvox.analysis.cache import PageAnalyzer, default_cache_dir
+from panelvox.analysis.lettering_direction import LetteringDirection
 from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.narration.prefs import load_prefs
@@ -103,6 +104,9 @@ def build_reader(
         post=poster.post,
         moves_by_focus=screen_reader,
         persist_settings=persist_settings,
+        # a book that says nothing of its direction is sampled once (kept in the cache
+        # folder); tests that inject cheap stages have no text models to sample with
+        lettering=LetteringDirection.with_default_cache() if process is not None else None,
     )
 
     def jobs_closed() -> bool:
