@@ -63,7 +63,10 @@ from panelvox.pages import PageSource  # noqa: E402
 MODEL = REPO / "app" / "panelvox" / "analysis" / "data" / "speaker_pairs.json"
 PERSON_MODEL = REPO / "app" / "panelvox" / "names" / "data" / "person_links.json"
 #: model files only the speakers stage and the names pass read
-SPEAKER_MODELS = (MODEL, REPO / "app" / "panelvox" / "analysis" / "data" / "appearance.npz")
+SPEAKER_MODELS = (
+    MODEL,
+    *(REPO / "app" / "panelvox" / "analysis" / "data" / f"appearance.{x}" for x in ("npz", "json")),
+)
 #: the book grouping's merge biases tried, in log-odds: the one with the best held-out story
 #: attribution is shipped (the oracle curve in docs/benchmarks.md found +1.5 best at most AUCs)
 PERSON_MERGE_BIASES = (0.0, 0.75, 1.5, 2.25)
@@ -313,7 +316,13 @@ def main() -> int:
         print(f"book merge bias {bias:+.2f}, held-out stories, cib's pages:", json.dumps(cv))
         if extra_cv is not None:
             print(f"book merge bias {bias:+.2f}, held-out stories, cib-extra's pages:", json.dumps(extra_cv))
-    best = max(by_bias, key=lambda b: (by_bias[b][0]["story_attribution"], -b))
+
+    def held_out_story(bias: float) -> float:
+        """Story attribution held out, cib's pages and the extra ones (each story once)."""
+        cv, extra_cv, _report = by_bias[bias]
+        return cv["story_attribution"] + (extra_cv["story_attribution"] if extra_cv is not None else 0.0)
+
+    best = max(by_bias, key=lambda b: (held_out_story(b), -b))
     cv, extra_cv, report = by_bias[best]
     print(report)
     print(f"chosen book merge bias {best:+.2f}:", json.dumps(cv))

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from panelvox.analysis.appearance import AppearanceModel
 from panelvox.analysis.identity import Descriptor, describe, distance
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Point, SpeakerLink
 
@@ -65,6 +66,8 @@ class BalloonFacts:
     addressed: frozenset[str]  # words the balloon calls out ("RAMA" in "IS HE WELL, RAMA?")
     question: bool
     thought: bool
+    #: what the figure the balloon points at looks like (the appearance model's embedding)
+    look: npt.NDArray[np.float32] | None = None
     rank: int = 0  # place among the dialogue balloons of its panel
     in_panel: int = 1  # dialogue balloons in its panel
     dialogue_panel: int = 0  # index among the page's panels that hold dialogue
@@ -114,11 +117,19 @@ FEATURES: tuple[str, ...] = (
     "first_figures",
     "second_figures",
     "tails",
+    "looks_alike_across",
+    "looks_alike_same_panel",
 )
 
 
-def balloon_facts(analysis: PageAnalysis, links: Sequence[SpeakerLink], image: Image) -> list[BalloonFacts]:
-    """The facts of the page's dialogue balloons, in reading order."""
+def balloon_facts(
+    analysis: PageAnalysis,
+    links: Sequence[SpeakerLink],
+    image: Image,
+    appearance: AppearanceModel | None = None,
+) -> list[BalloonFacts]:
+    """The facts of the page's dialogue balloons, in reading order; ``appearance`` (default:
+    the shipped model) embeds what the figure each one points at looks like."""
     side = max(analysis.width, analysis.height)
     short = min(analysis.width, analysis.height)
     panels = {p.id: p for p in analysis.panels}
@@ -168,6 +179,9 @@ def balloon_facts(analysis: PageAnalysis, links: Sequence[SpeakerLink], image: I
                 thought=b.kind is BalloonKind.THOUGHT,
             )
         )
+    model = appearance if appearance is not None else AppearanceModel.shipped()
+    looks = model.embed(image, [model.box(analysis, f.balloon) for f in out], text_boxes)
+    out = [replace(f, look=look) for f, look in zip(out, looks, strict=True)]
     return _with_places(out)
 
 
@@ -209,6 +223,7 @@ def pair_features(u: BalloonFacts, v: BalloonFacts, lag: int, page_side: float) 
     both_tailed = float(u.tailed and v.tailed)
     hangs = float(same_panel and lag == 1 and hangs_under(u.balloon.bbox, v.balloon.bbox, 0.012 * page_side))
     question = float(u.question and lag == 1)
+    alike = float(np.dot(u.look, v.look)) if u.look is not None and v.look is not None else 0.0
     return [
         float(bool(u.addressed & v.addressed)),
         float(bool(u.addressed)) * next_one,
@@ -252,6 +267,8 @@ def pair_features(u: BalloonFacts, v: BalloonFacts, lag: int, page_side: float) 
         min(u.figures_in_panel, 3) / 3,
         min(v.figures_in_panel, 3) / 3,
         float(u.tailed) + float(v.tailed),
+        alike * across,
+        alike * same_panel,
     ]
 
 

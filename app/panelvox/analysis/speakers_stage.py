@@ -93,7 +93,7 @@ class SpeakersStage:
         log_odds = list(model.log_odds(rows))
         persons = group_persons(len(facts), pairs, log_odds, model.merge_bias)
         sure = membership(len(facts), pairs, log_odds, persons)
-        looks = [f.anchor_look for f in facts]
+        looks = [f.look if f.look is not None else f.anchor_look for f in facts]
         out = as_persons(replace(analysis, speakers=links), facts, persons, sure, looks)
         return replace(out, stages=(*analysis.stages, STAGE))
 
