@@ -135,3 +135,22 @@ def test_an_idle_worker_ends_to_free_its_memory_and_a_new_one_takes_the_next_pag
     finally:
         worker.close()
         book.close()
+
+
+def _niceness_after_lowering(queue: object) -> None:
+    from panelvox.reader.analysis_worker import lower_priority
+
+    queue.put((os.nice(0), lower_priority()))  # type: ignore[attr-defined]
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this platform")
+def test_the_worker_runs_at_a_lower_priority_than_the_reader() -> None:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_niceness_after_lowering, args=(queue,))
+    proc.start()
+    before, after = queue.get(timeout=60)
+    proc.join(timeout=30)
+    assert after > before and after >= os.nice(0) + 1

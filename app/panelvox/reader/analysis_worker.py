@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,9 +85,29 @@ def _not_analysable(page: int) -> str:
 # -- the worker process -------------------------------------------------------------------
 
 
+#: how much less CPU priority the worker takes than the reader (POSIX nice increment)
+WORKER_NICENESS = 10
+
+
+def lower_priority(step: int = WORKER_NICENESS) -> int:
+    """Give this process less CPU priority than the reader's, so a key press is answered
+    while a book is analysed on a busy machine; returns the niceness now (0 where the
+    platform has none)."""
+    nice = getattr(os, "nice", None)
+    if nice is None:  # Windows: left as it is
+        return 0
+    try:
+        return int(nice(step))
+    except OSError as exc:
+        log.info("analysis worker keeps its priority: %r", exc)
+        return int(nice(0))
+
+
 def worker_main(conn: Connection, cache_dir: str | None, idle_exit_s: float | None = None) -> None:
     """The worker process: build the pipeline once, then answer requests until told to stop
-    or left idle for ``idle_exit_s`` seconds (None: never)."""
+    or left idle for ``idle_exit_s`` seconds (None: never). It runs at a lower priority than
+    the reader (:func:`lower_priority`)."""
+    lower_priority()
     from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
     from panelvox.analysis.pipeline import default_stages
     from panelvox.books import Book, open_book
