@@ -36,7 +36,15 @@ from typing import TYPE_CHECKING
 
 from panelvox.analysis.lettering import WordList
 from panelvox.model import Character, Image, PageAnalysis
-from panelvox.names.book_persons import PagePerson, PersonModel, carries, group_book, name_book, page_persons
+from panelvox.names.book_persons import (
+    LinkKey,
+    PagePerson,
+    PersonModel,
+    carries,
+    group_book,
+    name_book,
+    page_persons,
+)
 from panelvox.names.evidence import Mention, NameSource, page_mentions
 from panelvox.names.labels import label_page
 from panelvox.names.persons import name_persons
@@ -122,6 +130,7 @@ class BookNames:
         self._mentions_known: tuple[str, ...] = self._known()
         self._state: _BookState | None = None  # the book's persons and names; None: to redo
         self._numbers: dict[tuple[int, str], int] = {}  # page person -> its label number, once heard
+        self._links: dict[LinkKey, float] = {}  # pair log-odds, kept while their pages stay the same
 
     @classmethod
     def for_book(cls, book: Book, store: NameStore, words: WordList | None = None) -> BookNames:
@@ -149,6 +158,10 @@ class BookNames:
                 self._state = None  # _book_state finds every page's mentions again
             if self._analyses.get(analysis.page) == page:
                 return
+            if analysis.page in self._analyses:  # the page was analysed anew: its pairs too
+                self._links = {
+                    k: v for k, v in self._links.items() if analysis.page not in (k[0][0], k[1][0])
+                }
             self._analyses[analysis.page] = page
             self._mentions[analysis.page] = mentions
             if counts:
@@ -178,7 +191,7 @@ class BookNames:
             return self._state
         named, everyone = self._named_pages()
         model = self.persons if self.persons is not None else PersonModel.shipped()
-        groups = group_book(everyone, model)
+        groups = group_book(everyone, model, self._links)
         pages = name_book(named, everyone, groups, _user_idents(named, user), carries(model))
         self._state = _BookState(signature, pages)
         return self._state

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.speaker_identity import cosine, grams
+from panelvox.analysis.speaker_identity import grams
 from panelvox.model import BalloonKind, PageAnalysis
 
 MODEL_FILE = "data/person_links.json"
@@ -85,8 +85,8 @@ class PagePerson:
     #: name keys this person calls out on the page (never their own)
     calls: frozenset[str]
     persons_on_page: int
-    #: letter trigrams of everything they say on the page (the way they speak)
-    words: Counter[str] = field(default_factory=Counter)
+    #: letter trigrams of everything they say on the page (the way they speak), as a unit vector
+    words: Mapping[str, float] = field(default_factory=dict)
     #: some of their balloons are thoughts
     thinks: bool = False
 
@@ -145,7 +145,7 @@ def page_persons(
                 name_sure=bool(named) and named[0].name_confidence >= HELD,
                 calls=frozenset(k for b in balloons for k in calls.get(b, ())),
                 persons_on_page=len(said),
-                words=grams(" ".join(text[key])),
+                words=_unit(grams(" ".join(text[key]))),
                 thinks=key in thought,
             )
         )
@@ -154,6 +154,16 @@ def page_persons(
 
 def _key(name: str) -> str:
     return " ".join(name.upper().split())
+
+
+def _unit(counts: Counter[str]) -> dict[str, float]:
+    norm = math.sqrt(sum(n * n for n in counts.values()))
+    return {k: n / norm for k, n in counts.items()} if norm else {}
+
+
+def _dot(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return sum(w * large.get(k, 0.0) for k, w in small.items())
 
 
 def look_similarity(a: Sequence[float], b: Sequence[float]) -> float | None:
@@ -183,7 +193,7 @@ def link_features(u: PagePerson, v: PagePerson) -> list[float]:
         float(u.voice != v.voice),
         min(abs(u.page - v.page), 4) / 4,
         min(u.persons_on_page + v.persons_on_page, 8) / 8,
-        cosine(u.words, v.words),
+        _dot(u.words, v.words),
         float(bool(u.calls & v.calls)),
         float(u.thinks and v.thinks),
     ]
@@ -250,31 +260,64 @@ def _digest(weights: Mapping[str, object]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def link_matrix(persons: Sequence[PagePerson], model: PersonModel) -> npt.NDArray[np.float64]:
-    """Pair log-odds of every two page persons (persons of one page: never one)."""
+#: a remembered pair log-odds: the two page persons and the names their pages hold
+LinkKey = tuple[tuple[int, str], tuple[int, str], str | None, str | None]
+
+
+def link_matrix(
+    persons: Sequence[PagePerson], model: PersonModel, memo: dict[LinkKey, float] | None = None
+) -> npt.NDArray[np.float64]:
+    """Pair log-odds of every two page persons (persons of one page: never one); ``memo``
+    keeps them between calls (a page person's features change only with its page's name)."""
     n = len(persons)
     score = np.full((n, n), _APART)
+    memo = memo if memo is not None else {}
+    key = {i: (p.ident, p.name) for i, p in enumerate(persons)}
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if persons[i].page != persons[j].page]
-    if pairs:
-        rows = np.array([link_features(persons[i], persons[j]) for i, j in pairs], np.float64)
-        for (i, j), lo in zip(pairs, model.log_odds(rows), strict=True):
-            score[i, j] = score[j, i] = float(lo)
+    todo = [(i, j) for i, j in pairs if (key[i][0], key[j][0], key[i][1], key[j][1]) not in memo]
+    if todo:
+        rows = np.array([link_features(persons[i], persons[j]) for i, j in todo], np.float64)
+        for (i, j), lo in zip(todo, model.log_odds(rows), strict=True):
+            memo[(key[i][0], key[j][0], key[i][1], key[j][1])] = float(lo)
+    for i, j in pairs:
+        score[i, j] = score[j, i] = memo[(key[i][0], key[j][0], key[i][1], key[j][1])]
     return score
 
 
-def group_book(persons: Sequence[PagePerson], model: PersonModel) -> list[int]:
+#: a long book's persons are grouped within runs of this many pages (a chapter or more): the
+#: grouping compares every two page persons, which a whole manga volume makes too many
+BLOCK_PAGES = 40
+
+
+def group_book(
+    persons: Sequence[PagePerson], model: PersonModel, memo: dict[LinkKey, float] | None = None
+) -> list[int]:
     """Book person labels 0, 1 … (in order of first appearance) for ``persons``.
 
     Average linkage on the pair log-odds plus the merge bias: the two groups whose mean is
-    highest merge while it is above zero; two persons of one page never share a group.
-    Pure in the set: the persons are taken in (page, key) order whatever order they came in.
+    highest merge while it is above zero; two persons of one page never share a group; pages
+    are grouped in runs of :data:`BLOCK_PAGES`. Pure in the set: the persons are taken in
+    (page, key) order whatever order they came in. ``memo`` keeps pair log-odds between calls.
     """
     n = len(persons)
     if n == 0:
         return []
     order = sorted(range(n), key=lambda i: persons[i].ident)
-    ranked = [persons[i] for i in order]
-    score = link_matrix(ranked, model) + model.merge_bias
+    label_of: dict[int, int] = {}
+    for block in sorted({(persons[i].page - 1) // BLOCK_PAGES for i in order}):
+        ids = [i for i in order if (persons[i].page - 1) // BLOCK_PAGES == block]
+        base = len(set(label_of.values()))
+        for i, g in zip(ids, _group_run([persons[i] for i in ids], model, memo), strict=True):
+            label_of[i] = base + g
+    return [label_of[i] for i in range(n)]
+
+
+def _group_run(
+    ranked: Sequence[PagePerson], model: PersonModel, memo: dict[LinkKey, float] | None
+) -> list[int]:
+    """:func:`group_book` over persons already in (page, key) order: labels in that order."""
+    n = len(ranked)
+    score = link_matrix(ranked, model, memo) + model.merge_bias
     page_index = {page: k for k, page in enumerate(sorted({p.page for p in ranked}))}
     on_page = np.zeros((n, len(page_index)), np.float64)  # group x page: the group has a person there
     for i, p in enumerate(ranked):
@@ -300,11 +343,11 @@ def group_book(persons: Sequence[PagePerson], model: PersonModel) -> list[int]:
         groups[a] += groups[b]
         alive[b] = False
     kept = [groups[a] for a in np.flatnonzero(alive)]
-    label_of: dict[int, int] = {}
+    out = [0] * n
     for k, g in enumerate(sorted(kept, key=min)):
         for i in g:
-            label_of[order[i]] = k
-    return [label_of[i] for i in range(n)]
+            out[i] = k
+    return out
 
 
 #: a name carried to a page where the person's own words did not hold it (said "probably")
