@@ -154,3 +154,14 @@ def test_the_shipped_link_model_loads_and_its_weights_are_checked() -> None:
     data["coef"][0] += 1.0
     with pytest.raises(ValueError, match="sha256"):
         PersonModel.from_json(data)
+
+
+def test_a_long_book_is_grouped_in_runs_of_pages_and_pairs_are_remembered() -> None:
+    from panelvox.names.book_persons import BLOCK_PAGES, LinkKey
+
+    same = [_person(1, "k1", RED), _person(2, "k1", RED), _person(BLOCK_PAGES + 1, "k1", RED)]
+    memo: dict[LinkKey, float] = {}
+    assert group_book(same, _model(), memo) == [0, 0, 1]
+    assert len(memo) == 1  # only the pair within a run was compared
+    memo[((1, "k1"), (2, "k1"), None, None)] = -100.0  # a remembered answer is used as it is
+    assert group_book(same, _model(), memo) == [0, 1, 2]
