@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -34,8 +35,23 @@ NaturalKey = tuple[tuple[str, ...], str, str]
 
 def normalize_name(name: str) -> str:
     """Entry name with ``/`` separators and no empty parts; a label only, never a disk path."""
+    if name and not _unusual(name):  # already normal (nearly every name): no list of its parts
+        return name
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     return "/".join(parts)
+
+
+def _unusual(name: str) -> bool:
+    """Whether :func:`normalize_name` changes ``name``: a backslash, an empty or "." part
+    (string searches in C; a regular expression tried at each of 1,000 characters cost more)."""
+    return (
+        "\\" in name
+        or "//" in name
+        or name.startswith(("/", "./"))
+        or name.endswith(("/", "/."))
+        or "/./" in name
+        or name == "."
+    )
 
 
 def _parts(name: str) -> list[str]:
@@ -62,6 +78,7 @@ def is_page_image(name: str) -> bool:
     return not is_junk(name) and suffix(name) in IMAGE_SUFFIXES
 
 
+@functools.lru_cache(maxsize=4096)  # bounded; a hostile name repeats its numbers hundreds of times
 def _number_key(digits: str) -> str:
     if not digits.isascii():  # other scripts' digits (Arabic-Indic, full-width) by value
         digits = "".join(str(unicodedata.decimal(c, 0)) for c in digits)
