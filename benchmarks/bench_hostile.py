@@ -349,11 +349,11 @@ Path(report).write_text(json.dumps({"mb": hwm / 1024, "cpu": time.process_time()
 """
 
 
-def _tiny_jpeg() -> bytes:
+def _tiny_jpeg(mode: str = "RGB", side: int = 16) -> bytes:
     from PIL import Image
 
     buf = io.BytesIO()
-    Image.new("RGB", (16, 16), (250, 250, 250)).save(buf, "JPEG", quality=50)
+    Image.new(mode, (side, side), 250).save(buf, "JPEG", quality=50)
     return buf.getvalue()
 
 
@@ -361,10 +361,10 @@ def _long_names(count: int) -> list[str]:
     return [f"{_LONG_STEM}{n:06d}.jpg" for n in range(count)]
 
 
-def _zip_of(names: list[str], path: Path) -> None:
+def _zip_of(names: list[str], path: Path, page: bytes | None = None) -> None:
     import zipfile
 
-    page = _tiny_jpeg()
+    page = page or _tiny_jpeg()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
         for name in names:
             zf.writestr(name, page)
@@ -387,8 +387,8 @@ def _tar_of(names: list[str], path: Path, compress: bool) -> None:
             add(tf)
 
 
-def _folder_of(names: list[str], path: Path) -> None:
-    page = _tiny_jpeg()
+def _folder_of(names: list[str], path: Path, page: bytes | None = None) -> None:
+    page = page or _tiny_jpeg()
     path.mkdir(parents=True)
     for name in names:
         target = path / name
@@ -417,11 +417,11 @@ HUGE: dict[str, tuple[str, Callable[[Path], None]]] = {
     "names-45k": ("folder, 45,000 paths of 1,000 characters", lambda p: _folder_of(_folder_names(45_000), p)),
     "pages-99999.cbz": (
         "CBZ, 99,999 pages",
-        lambda p: _zip_of([f"{n:05d}.jpg" for n in range(1, 100_000)], p),
+        lambda p: _zip_of([f"{n:05d}.jpg" for n in range(1, 100_000)], p, _tiny_jpeg("L", 8)),
     ),
     "pages-99999": (
         "folder, 99,999 pages",
-        lambda p: _folder_of([f"{n:05d}.jpg" for n in range(1, 100_000)], p),
+        lambda p: _folder_of([f"{n:05d}.jpg" for n in range(1, 100_000)], p, _tiny_jpeg("L", 8)),
     ),
 }
 
@@ -460,7 +460,7 @@ def measure_huge(mode: str, path: Path, app: Path, home: Path) -> dict[str, obje
     return result
 
 
-def huge(folder: Path, app: Path) -> list[str]:
+def huge(folder: Path, app: Path, only: str = "") -> list[str]:
     rows = [
         "| input | size | open s (CPU) | open MB | info s (CPU) | info MB | page 1 s (CPU) | page 1 MB | outcome |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -469,6 +469,8 @@ def huge(folder: Path, app: Path) -> list[str]:
     home = folder / "home"
     home.mkdir(exist_ok=True)
     for name, (what, make) in HUGE.items():
+        if only not in name:
+            continue
         path = folder / name
         if not path.exists():
             t = time.perf_counter()
@@ -504,12 +506,13 @@ def main() -> int:
     parser.add_argument("--app", type=Path, default=REPO / "app", help="the app folder to measure")
     parser.add_argument("--write", action="store_true", help="write the table to docs/benchmarks.md")
     parser.add_argument("--huge", action="store_true", help="huge books (issue 32) instead of the bombs")
+    parser.add_argument("--only", default="", help="with --huge: only the books whose file name holds this")
     args = parser.parse_args()
     if args.huge:
         with tempfile.TemporaryDirectory() as tmp:
             folder = args.keep or Path(tmp)
             folder.mkdir(parents=True, exist_ok=True)
-            rows = huge(folder, args.app)
+            rows = huge(folder, args.app, args.only)
         if args.write:
             _write(rows, "<!-- bench_hostile_huge -->")
         return 0

@@ -166,7 +166,7 @@ def made_model(
     sha256 is ``sha256``, else made now, written atomically and verified.
     :class:`ModelUnavailable` (``failed``, and what differed) when it cannot be made as pinned;
     :class:`ModelNotSaved` when ``cache`` cannot hold it (the caller may make it elsewhere:
-    :func:`made_model_loaded`)."""
+    :func:`load_made`)."""
     target = (cache or models_cache_dir()) / filename
     try:
         if target.is_file() and model_sha256(target) == sha256:
