@@ -23,9 +23,10 @@ def _printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
-#: Seconds ``info`` spends checking pages: a book of 99,999 pages took 19 s to check in full
-#: (issue 32). The pages past it are listed, said to be unchecked, never said to be readable.
-CHECK_SECONDS = 4.0
+#: Seconds ``info`` gives itself to open a book and check its pages: a book of 99,999 pages
+#: took 19 s to check in full (issue 32). The pages past it are listed, said to be unchecked,
+#: never said to be readable; a book slow to open leaves less time for checking.
+CHECK_SECONDS = 5.0
 
 
 def describe_book(book: Book, out: TextIO, *, check_seconds: float = CHECK_SECONDS) -> int:
@@ -108,6 +109,8 @@ def print_info(path: Path, *, direction: str | None = None, out: TextIO | None =
     prints its one-sentence message.
     """
     override = ReadingDirection(direction) if direction else None
+    start = time.monotonic()
     with open_book(Path(path), direction_override=override, overrides=DirectionOverrides()) as book:
-        describe_book(book, out if out is not None else sys.stdout)
+        left = max(0.0, CHECK_SECONDS - (time.monotonic() - start))
+        describe_book(book, out if out is not None else sys.stdout, check_seconds=left)
     return 0
