@@ -57,6 +57,11 @@ class ModelUnavailable(PanelvoxError):
     """A model a stage needs is not installed or fails its check."""
 
 
+class ModelNotSaved(ModelUnavailable):
+    """A model made on first use could be made but not kept where it belongs (a read-only
+    or full home, a cache folder that is a file): it can still be made somewhere else."""
+
+
 class BackendUnavailable(PanelvoxError):
     """A speech backend cannot run here."""
 

@@ -26,8 +26,10 @@ log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _unsaved: list[str] = []  # what could not be saved this session, in order
+_minor: list[str] = []  # ... of what the user does not keep (the log): said only alone
 _notices: list[str] = []  # sentences waiting to be said
 _said: set[str] = set()  # sentences said this session
+_unsaved_told: set[str] = set()  # the one "Could not save" sentence of this session, once given
 
 
 def _what(path: Path) -> str:
@@ -52,12 +54,14 @@ def _what(path: Path) -> str:
     return _("the analysed pages")
 
 
-def note_unsaved(what: str, exc: OSError) -> None:
-    """Remember that ``what`` could not be saved (said once, by :func:`take_notices`)."""
+def note_unsaved(what: str, exc: OSError, *, minor: bool = False) -> None:
+    """Remember that ``what`` could not be saved (said once, by :func:`take_notices`).
+    ``minor``: nothing the user keeps (the log file); named only when nothing else was."""
     log.warning("could not save %s: %r", what, exc)
     with _lock:
-        if what not in _unsaved:
-            _unsaved.append(what)
+        kept = _minor if minor else _unsaved
+        if what not in kept:
+            kept.append(what)
 
 
 def note_notice(text: str) -> None:
@@ -72,12 +76,13 @@ def take_notices() -> list[str]:
     something could not), and the notices noted; each is given once."""
     with _lock:
         out = list(_notices)
-        if _unsaved:
+        unsaved = _unsaved or _minor
+        if unsaved and not _unsaved_told:  # one such sentence a session, even when the log went first
             # Translators: said once per session when a file could not be written; {what}
             # is e.g. "the reading position". Reading goes on.
-            out.insert(
-                0, _("Could not save {what}; the disk may be full or read-only.").format(what=_unsaved[0])
-            )
+            told = _("Could not save {what}; the disk may be full or read-only.").format(what=unsaved[0])
+            out.insert(0, told)
+            _unsaved_told.add(told)
         out = [text for text in out if text not in _said]
         _said.update(out)
         _notices.clear()
@@ -88,6 +93,8 @@ def forget_notices() -> None:
     """A new session (tests; the CLI run more than once in a process)."""
     with _lock:
         _unsaved.clear()
+        _minor.clear()
+        _unsaved_told.clear()
         _notices.clear()
         _said.clear()
 

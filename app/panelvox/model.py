@@ -281,6 +281,9 @@ class PageAnalysis:
     #: the book's language (ISO 639-1, "en") when known (ComicInfo ``LanguageISO``): it picks
     #: the text reader's recognition head and which script is foreign on the page
     language: str | None = None
+    #: names of the stages that failed on this page ("text"): what they would have found is
+    #: unknown, so it is never said to be absent (issue 32)
+    failed: tuple[str, ...] = ()
 
     # -- lookups ---------------------------------------------------------------
     def panel(self, panel_id: str) -> Panel | None:

@@ -42,6 +42,7 @@ def page_to_json(page: PageAnalysis) -> dict[str, Any]:
         "direction": page.direction.value,
         "stages": list(page.stages),
         "notices": list(page.notices),
+        **({"failed": list(page.failed)} if page.failed else {}),
         **({"language": page.language} if page.language else {}),
         "panels": [
             {
@@ -168,6 +169,7 @@ def page_from_json(data: Mapping[str, Any]) -> PageAnalysis:
             stages=tuple(data.get("stages", ())),
             notices=tuple(data.get("notices", ())),
             language=str(data["language"]) if data.get("language") else None,
+            failed=tuple(str(name) for name in data.get("failed", ())),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SchemaError(

@@ -333,3 +333,29 @@ def test_cli_prints_one_sentence(kind: str, tmp_path: Path, capsys: pytest.Captu
     assert out == ""
     assert err.count("\n") == 1
     assert_spoken_sentence(err.strip())
+
+
+def test_a_folder_lists_its_files_in_walk_order_without_resolving_each(tmp_path: Path) -> None:
+    """Issue 32: the folder listing is read from scandir's entries (a link alone is resolved),
+    in os.walk's order (the book's identity hashes it), to the same depth as before."""
+    from panelvox.books.folder_adapter import FolderAdapter
+
+    root = tmp_path / "book"
+    deep = root.joinpath(*"bcdefghij")
+    deep.mkdir(parents=True)
+    (root / "a").mkdir()
+    (tmp_path / "outside.jpg").write_bytes(b"o")
+    for folder in [root, root / "a", *(root.joinpath(*"bcdefghij"[:n]) for n in range(1, 10))]:
+        (folder / "p1.jpg").write_bytes(b"x")
+    (root / "out.jpg").symlink_to(tmp_path / "outside.jpg")  # leaves the book: not listed
+    (root / "in.jpg").symlink_to(root / "a" / "p1.jpg")  # stays inside: listed
+    (root / "linked").symlink_to(root / "b", target_is_directory=True)  # not entered
+    walked = []
+    for here, dirs, names in os.walk(root):
+        depth = len(Path(here).relative_to(root).parts)
+        if depth >= 3:
+            dirs[:] = []
+        walked += [(Path(here) / n).relative_to(root).as_posix() for n in names if n != "out.jpg"]
+    listed = [e.name for e in FolderAdapter(root, Limits(max_folder_depth=3)).entries()]
+    assert listed == walked and "in.jpg" in listed and "b/c/d/p1.jpg" in listed
+    assert "b/c/d/e/p1.jpg" not in listed

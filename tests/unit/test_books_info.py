@@ -61,3 +61,23 @@ def test_info_lists_unreadable_pages_and_still_succeeds(
     out = capsys.readouterr().out
     assert "1 page cannot be read:" in out and "Page 2 is damaged and cannot be shown." in out
     assert "\x1b" not in out  # names from the archive never drive the terminal
+
+
+def test_info_says_which_pages_it_had_no_time_to_check(tmp_path: Path) -> None:
+    """Issue 32: a book near the entry limit took 19 s to check in full; ``info`` checks for
+    a bounded time and says which pages it did not check, never that they can be read."""
+    import io
+
+    from panelvox.books.info import describe_book
+
+    good = noise_jpeg()
+    path = make_zip(tmp_path / "many.cbz", {f"{n:03d}.jpg": good for n in range(1, 31)} | {"031.jpg": b"x"})
+    with open_book(path) as book:
+        out = io.StringIO()
+        assert describe_book(book, out, check_seconds=0.0) == 0  # nothing checked, nothing claimed
+        text = out.getvalue()
+        assert "Pages 1 to 31 were not checked: checking them would take too long." in text
+        assert "Every page can be read." not in text and "unreadable" not in text
+        out = io.StringIO()
+        assert describe_book(book, out) == 1  # time enough: all checked, the bad one found
+        assert "not checked" not in out.getvalue() and "1 page cannot be read:" in out.getvalue()

@@ -32,3 +32,23 @@ def test_update_section_keeps_the_other_sections(tmp_path: Path) -> None:
     update_json_section(target, "reader", {"zoom": True})
     update_json_section(target, "narration", {"rate": 1.5})
     assert read_json_object(target) == {"narration": {"rate": 1.5}, "reader": {"zoom": True}}
+
+
+def test_one_sentence_about_saving_and_the_log_only_alone(tmp_path: Path) -> None:
+    """What the user keeps is named before the log; one such sentence a session (issue 32)."""
+    from panelvox.jsonfile import note_unsaved, take_notices
+
+    note_unsaved("the log", OSError("full"), minor=True)
+    note_unsaved("the analysed pages", OSError("full"))
+    assert take_notices() == ["Could not save the analysed pages; the disk may be full or read-only."]
+    note_unsaved("the reading position", OSError("full"))
+    assert take_notices() == []
+
+
+def test_the_log_alone_is_said(tmp_path: Path) -> None:
+    from panelvox.jsonfile import note_unsaved, take_notices
+
+    note_unsaved("the log", OSError("read-only"), minor=True)
+    assert take_notices() == ["Could not save the log; the disk may be full or read-only."]
+    note_unsaved("the reading position", OSError("full"))  # a second sentence would be noise
+    assert take_notices() == []

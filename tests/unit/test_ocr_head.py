@@ -4,6 +4,7 @@ keeps the two apart; foreign script in a book of known language is not said."""
 
 from __future__ import annotations
 
+import tempfile
 import zipfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,7 +20,7 @@ from panelvox.analysis.lexicon import LetteringLexicon
 from panelvox.analysis.text_stage import TextStage
 from panelvox.books import open_book
 from panelvox.checksum import sha256_of
-from panelvox.errors import DatasetError, ModelUnavailable
+from panelvox.errors import DatasetError, ModelNotSaved, ModelUnavailable
 from panelvox.model import Balloon, BalloonKind, BBox, PageAnalysis, ReadingDirection, TextLine
 from panelvox.models import ocr_head
 from panelvox.models.ocr import BUNDLED_REC, OcrConfig, OcrEngine, crop_quad, rapidocr_models_dir
@@ -78,6 +79,31 @@ def test_a_head_that_does_not_come_out_as_pinned_is_not_used(
     assert engine.head(LATIN) is engine.head(FULL)  # the full model, with a log line
     assert "Latin recognition head not used" in caplog.text
     assert not list(tmp_path.glob("*.onnx"))  # nothing unverified is kept
+
+
+@pytest.mark.slow
+def test_a_head_that_cannot_be_kept_is_made_in_a_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A models folder that is a file (a read-only or full home alike): the Latin head is
+    still made, in a temporary folder that is gone once it is loaded (issue 32: the folder
+    was made outside the error handling, and the page's text stage failed)."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    source = rapidocr_models_dir() / BUNDLED_REC.filename
+    with pytest.raises(ModelNotSaved):
+        latin_model(source, BUNDLED_REC.sha256, blocked / "models")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    engine = OcrEngine(OcrConfig(made_models=blocked / "models"))
+    latin = engine.head(LATIN)
+    assert FULL not in engine._heads and len(latin.decoder.charset) < 400
+    assert list(scratch.iterdir()) == []  # removed once loaded
+    # no temporary folder either: the full model reads the page
+    monkeypatch.setattr(tempfile, "tempdir", str(blocked))
+    engine = OcrEngine(OcrConfig(made_models=blocked / "models"))
+    assert engine.head(LATIN) is engine.head(FULL)
 
 
 def _line(text: str) -> np.ndarray:

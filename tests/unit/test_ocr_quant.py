@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -67,6 +68,25 @@ def test_a_model_that_does_not_come_out_as_pinned_is_not_used(
     monkeypatch.setattr("panelvox.models.ocr.QUANT_DET", wrong)
     engine = OcrEngine(OcrConfig(precision="int8", made_models=tmp_path))
     assert engine.precision == "fp32"  # the reader still reads, with the original model
+
+
+@pytest.mark.slow
+def test_an_int8_detector_that_cannot_be_kept_is_still_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A models folder that cannot be made (its parent is a file): made in a temporary
+    folder, verified and used, and the folder is gone once loaded (issue 32)."""
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    engine = OcrEngine(OcrConfig(precision="int8", made_models=blocked / "models"))
+    assert engine.precision == "int8"
+    assert list(scratch.iterdir()) == []
+    image = _page()
+    out = TextStage(engine)(image, empty_analysis(image, 1, ReadingDirection.LTR))
+    assert len(out.lines) == 2
 
 
 def test_fp32_can_be_chosen(tmp_path: Path) -> None:

@@ -230,6 +230,27 @@ def test_empty_pages_say_so() -> None:
     ] == "No panels or text were found on this page."
 
 
+def test_a_failed_stage_is_never_said_as_an_empty_page() -> None:
+    """Issue 32: a text stage that failed made the page say "No text was found"; absence is
+    said only of what was looked for, and the counts of what failed are left out."""
+    failed = "Part of this page could not be analysed (text)."
+    panels_only = replace(
+        PageAnalysis(1, 100, 100, ReadingDirection.LTR), panels=(_panel("p1", 1, 0),), notices=(failed,)
+    )
+    assert [u.text for u in script_page(replace(panels_only, failed=("text",)), NarrationPrefs())] == [failed]
+    assert page_overview(replace(panels_only, failed=("text",))) == "Page 1: 1 panel."
+    assert describe_here(replace(panels_only, failed=("balloons",))) == "The text here could not be read."
+    nothing = replace(panels_only, panels=(), failed=("panels", "text"))
+    assert [u.text for u in script_page(nothing, NarrationPrefs())] == [failed]
+    assert page_overview(nothing) == "Page 1."
+    # the panels failed, the text stage ran and found none: that much is said
+    no_text = replace(nothing, failed=("panels",))
+    assert [u.text for u in script_page(no_text, NarrationPrefs())][-1] == "No text was found on this page."
+    # the page JSON keeps what failed
+    assert PageAnalysis.from_json(nothing.to_json()).failed == ("panels", "text")
+    assert "failed" not in replace(nothing, failed=()).to_json()
+
+
 def test_text_without_panels_or_speakers_is_read_plainly() -> None:
     a = PageAnalysis(
         1,

@@ -269,3 +269,100 @@ def test_with_a_screen_reader_where_am_i_ends_with_the_notice(tmp_path: Path) ->
     finally:
         reader.close()
         queue.close()
+
+
+# -- the real pipeline on the sample book, in homes where nothing can be written (issue 32) ----
+
+SAMPLE = UNIT.parents[1] / "assets" / "sample.cbz"
+_XDG = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME")
+#: what turns a fresh folder into each home, run as root in a mount namespace of the child's
+#: own (``unshare -m``) so nothing is mounted outside it: a tmpfs mounted read-only, a tmpfs
+#: of 512 KiB filled to its last byte (writes fail with ENOSPC, as on a full disk), both
+_MOUNTS = {
+    "read-only home": 'mount -t tmpfs -o ro,size=1m tmpfs "$H"',
+    "full disk": 'mount -t tmpfs -o size=512k tmpfs "$H" && { head -c 1G /dev/zero > "$H/fill" 2>/dev/null; true; }',
+    "read-only and full": (
+        'mount -t tmpfs -o size=512k tmpfs "$H" && { head -c 1G /dev/zero > "$H/fill" 2>/dev/null; true; }'
+        ' && mount -o remount,ro "$H"'
+    ),
+}
+_HOSTILE = (
+    "read-only home",
+    "XDG folders under /proc",
+    "XDG folders are a file",
+    "full disk",
+    "read-only and full",
+)
+
+
+def _mounting() -> str | None:
+    """Why the mounted set-ups cannot run here, or None when they can."""
+    if os.geteuid() != 0:
+        return "mounting a read-only or full tmpfs needs root (a read-only folder is writable for root)"
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is not installed"
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if probe.returncode != 0:
+        return f"no tmpfs can be mounted here: {probe.stderr.strip()[:200]}"
+    return None
+
+
+def _narrate_sample(
+    home: Path, env_extra: dict[str, str], mount: str | None
+) -> subprocess.CompletedProcess[str]:
+    """``panelvox narrate assets/sample.cbz --page 1 --text`` with the real pipeline, the
+    home ``home`` (also the working folder) and no XDG folder but those in ``env_extra``.
+    With ``mount``, the home is /tmp with the tmpfs ``mount`` makes on it, also mounted on
+    /var/tmp: a full or read-only home leaves nowhere at all to write, Python's temporary
+    folder included."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "PANELVOX_", "TMP"))}
+    env |= {"HOME": str(home), "PYTHONPATH": str(APP)} | env_extra
+    command = [sys.executable, "-m", "panelvox.cli", "narrate", str(SAMPLE), "--page", "1", "--text"]
+    if mount is not None:
+        env |= {"HOME": "/tmp", "H": "/tmp"}
+        script = f'{mount} && mount --bind /tmp /var/tmp && cd /tmp && exec "$@"'
+        command = ["unshare", "-m", "sh", "-c", script, "sh", *command]
+    return subprocess.run(
+        command, cwd=home, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def writable_reading(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    return _narrate_sample(tmp_path_factory.mktemp("writable-home"), {}, None)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setup", _HOSTILE)
+def test_the_sample_page_reads_the_same_where_nothing_can_be_saved(
+    setup: str, tmp_path: Path, writable_reading: subprocess.CompletedProcess[str]
+) -> None:
+    """The real pipeline (text models made on first use, the log, the cache) in five homes
+    where nothing can be written, with no cache made before: the same lines as a writable
+    home, and one sentence about what could not be saved (issue 32)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    extra: dict[str, str] = {}
+    mount = _MOUNTS.get(setup)
+    if mount is not None and (why := _mounting()) is not None:
+        pytest.skip(why)
+    if setup == "XDG folders under /proc":
+        extra = {v: f"/proc/panelvox-test/{v.lower()}" for v in _XDG}
+    elif setup == "XDG folders are a file":
+        (tmp_path / "a-file").write_text("not a folder")
+        extra = dict.fromkeys(_XDG, str(tmp_path / "a-file"))
+    assert writable_reading.returncode == 0, writable_reading.stderr
+    assert writable_reading.stderr == ""
+    assert len(writable_reading.stdout.splitlines()) >= 6  # the heading and the page's lines
+
+    result = _narrate_sample(home, extra, mount)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == writable_reading.stdout
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr  # no traceback, no "--- Logging error ---"
+    assert lines[0].startswith("Could not save ") and lines[0].endswith(NOTICE)

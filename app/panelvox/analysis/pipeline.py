@@ -113,7 +113,9 @@ def _analyze(
             analysis = stage(image, analysis)
         except PanelvoxError as exc:
             log.warning("stage %s failed on page %d: %s", stage.name, page, exc.detail or exc)
-            analysis = replace(analysis, notices=(*analysis.notices, exc.message))
+            analysis = replace(
+                analysis, notices=(*analysis.notices, exc.message), failed=(*analysis.failed, stage.name)
+            )
         except Exception as exc:  # a stage bug must not end the book
             log.exception("stage %s crashed on page %d", stage.name, page)
             err = AnalysisError(
@@ -121,7 +123,9 @@ def _analyze(
                 _("Part of this page could not be analysed ({step}).").format(step=stage.name),
                 detail=repr(exc),
             )
-            analysis = replace(analysis, notices=(*analysis.notices, err.message))
+            analysis = replace(
+                analysis, notices=(*analysis.notices, err.message), failed=(*analysis.failed, stage.name)
+            )
     return analysis
 
 

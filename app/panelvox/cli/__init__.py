@@ -41,17 +41,25 @@ class _LogFile(logging.FileHandler):
     failed = False
 
     def handleError(self, record: logging.LogRecord) -> None:
+        # Called from inside whatever logged, a stage's worker included: nothing may escape
+        # from here. Closing flushes what the full disk refused, which fails again (issue 32:
+        # that error reached the text stage and the page sounded empty).
         if not self.failed:
             self.failed = True
             # Translators: what could not be saved, in "Could not save {what}; ...".
-            note_unsaved(_("the log"), OSError("the log file cannot be written"))
+            note_unsaved(_("the log"), OSError("the log file cannot be written"), minor=True)
         # closing flushes what the full disk refused again: that error is the same one
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             self.close()
 
     def emit(self, record: logging.LogRecord) -> None:
         if not self.failed:
             super().emit(record)
+
+    def flush(self) -> None:
+        # logging.shutdown and close() flush too: a full disk must not print a traceback there
+        with contextlib.suppress(OSError, ValueError):
+            super().flush()
 
 
 def _log_file() -> _LogFile | None:
@@ -81,8 +89,12 @@ def _setup_logging(verbose: bool) -> None:
         logdir = paths.state_dir()
         logdir.mkdir(parents=True, exist_ok=True)
         fh = _LogFile(logdir / "panelvox.log", encoding="utf-8")
-    except OSError:
-        return  # a read-only home must not stop reading; nothing to tell, nothing was lost
+    except OSError as exc:
+        # a read-only home must not stop reading: no log file, said only when nothing the
+        # user keeps could not be saved either (see jsonfile.note_unsaved)
+        # Translators: what could not be saved, in "Could not save {what}; ...".
+        note_unsaved(_("the log"), exc, minor=True)
+        return
     fh.set_name(_HANDLER_NAME)
     fh.setLevel(logging.INFO)
     fh.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -126,13 +138,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, commands = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(_book_first(argv, commands))
+    forget_notices()  # before the log file, which may be the first thing that cannot be saved
     _setup_logging(args.verbose)
     if args.precision:  # for this process and the analysis workers it starts
         os.environ[PRECISION_ENV] = args.precision
     handler: Handler | None = getattr(args, "handler", None)
     if handler is None:
         handler = read.run  # `panelvox` alone opens the reader window
-    forget_notices()
     try:
         return handler(args)
     except PanelvoxError as exc:

@@ -37,6 +37,7 @@ from panelvox.models.ocr_quant import (
     QUANT_DET,
     chosen_precision,
     int8_model,
+    load_made,
     model_sha256,
     models_cache_dir,
 )
@@ -201,16 +202,27 @@ class OcrEngine:
         threads = self.config.threads or None
         #: "int8" when the quantized detector is the one in use, else "fp32"
         self.precision = "fp32"
+        self._optimized = (self.config.made_models or models_cache_dir()) / "optimized"
+
+        def det_session(path: Path, kept: bool = True) -> InferenceSession:
+            # a model made in a temporary folder gets no optimised copy: its name changes each time
+            optimized = self._optimized if kept else None
+            return create_session(
+                path, self.config.device, threads=threads, message=failed, optimized_dir=optimized
+            )
+
+        det: InferenceSession | None = None
         if self._wants_int8():
             try:
-                det_path = int8_model(det_path, QUANT_DET, self.config.made_models)
+                det = load_made(
+                    lambda folder: int8_model(det_path, QUANT_DET, folder),
+                    det_session,
+                    self.config.made_models,
+                )
                 self.precision = "int8"
             except ModelUnavailable as exc:
                 log.warning("int8 text detector not used: %s", exc.detail)
-        self._optimized = (self.config.made_models or models_cache_dir()) / "optimized"
-        self._det = create_session(
-            det_path, self.config.device, threads=threads, message=failed, optimized_dir=self._optimized
-        )
+        self._det = det if det is not None else det_session(det_path)
         self._rec_path = rec_path
         #: the recognition head in use (by name; two names share it where the Latin head fell
         #: back to the full model): loaded on first use, and released when a page needs the
@@ -238,8 +250,9 @@ class OcrEngine:
 
         return choose_providers(cfg.device, ort.get_available_providers())[0] == CPU
 
-    def _load_head(self, path: Path) -> _Head:
-        """A recognition session and the decoder of its classes (from the model's metadata)."""
+    def _load_head(self, path: Path, kept: bool = True) -> _Head:
+        """A recognition session and the decoder of its classes (from the model's metadata);
+        ``kept`` False for a model made in a temporary folder (no optimised copy is kept)."""
         # Translators: spoken when the text reader's model cannot be loaded.
         failed = _("The text reader could not start, so text cannot be read.")
         session = create_session(
@@ -247,7 +260,7 @@ class OcrEngine:
             self.config.device,
             threads=self.config.threads or None,
             message=failed,
-            optimized_dir=self._optimized,
+            optimized_dir=self._optimized if kept else None,
         )
         meta = session.get_modelmeta().custom_metadata_map
         if "character" not in meta:
@@ -268,8 +281,11 @@ class OcrEngine:
                 head = None
                 if name == LATIN and self.config.rec_model is None:
                     try:
-                        path = latin_model(self._rec_path, BUNDLED_REC.sha256, self.config.made_models)
-                        head = self._load_head(path)
+                        head = load_made(
+                            lambda folder: latin_model(self._rec_path, BUNDLED_REC.sha256, folder),
+                            self._load_head,
+                            self.config.made_models,
+                        )
                     except ModelUnavailable as exc:
                         log.warning("Latin recognition head not used: %s", exc.detail)
                 if head is None:

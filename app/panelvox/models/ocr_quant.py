@@ -16,6 +16,7 @@ docs/benchmarks.md, "Speed").
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
@@ -23,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from panelvox.checksum import sha256_of, sha256_remembered
-from panelvox.errors import ModelUnavailable
+from panelvox.errors import ModelNotSaved, ModelUnavailable
 from panelvox.i18n import _
 from panelvox.paths import Kind, folder
 
@@ -130,6 +131,27 @@ def int8_model(source: Path, quant: QuantizedModel, cache: Path | None = None) -
     return made_model(source, quant.source_sha256, quant.filename, quant.sha256, make, cache, failed)
 
 
+T = TypeVar("T")
+
+
+def load_made(make: Callable[[Path | None], Path], load: Callable[[Path, bool], T], cache: Path | None) -> T:
+    """``load(path, kept)`` of the model that ``make(folder)`` makes (or finds) in ``folder``:
+    ``cache`` first (None: :func:`models_cache_dir`); where the model cannot be kept there (a
+    read-only or full home), a temporary folder of this process, removed once the model is
+    loaded (``kept`` False: nothing derived from it is worth keeping either), so the page is
+    read with the same model as on a writable machine. :class:`ModelUnavailable` when it
+    cannot be made at all (the caller falls back to the model it was made from)."""
+    try:
+        return load(make(cache), True)
+    except ModelNotSaved as exc:
+        log.warning("%s; making it in a temporary folder", exc.detail)
+    try:
+        with tempfile.TemporaryDirectory(prefix="panelvox-model-", ignore_cleanup_errors=True) as tmp:
+            return load(make(Path(tmp)), False)
+    except OSError as exc:  # no temporary folder either
+        raise ModelNotSaved(_("A model could not be made."), detail=f"no temporary folder: {exc!r}") from exc
+
+
 def made_model(
     source: Path,
     source_sha256: str,
@@ -142,26 +164,44 @@ def made_model(
     """The model ``make`` derives from ``source`` (pinned as ``source_sha256``) as
     ``filename`` in ``cache`` (None: :func:`models_cache_dir`): taken from there when its
     sha256 is ``sha256``, else made now, written atomically and verified.
-    :class:`ModelUnavailable` (``failed``, and what differed) when it cannot be made as pinned."""
+    :class:`ModelUnavailable` (``failed``, and what differed) when it cannot be made as pinned;
+    :class:`ModelNotSaved` when ``cache`` cannot hold it (the caller may make it elsewhere:
+    :func:`load_made`)."""
     target = (cache or models_cache_dir()) / filename
-    if target.is_file() and model_sha256(target) == sha256:
-        return target
+    try:
+        if target.is_file() and model_sha256(target) == sha256:
+            return target
+    except OSError as exc:  # an unreadable cache is a miss
+        log.info("made model %s not read: %r", target, exc)
     if model_sha256(source) != source_sha256:
         raise ModelUnavailable(failed, detail=f"{source} is not the model {filename} is made from")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".making-", suffix=".onnx")
-    os.close(fd)
+    try:
+        # inside the error handling: a read-only or full home, or a cache folder that is a
+        # file, must end in the caller's fall-back (issue 32), never in the stage's failure
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".making-", suffix=".onnx")
+        os.close(fd)
+    except OSError as exc:
+        raise ModelNotSaved(
+            failed, detail=f"no place to make {filename} in {target.parent}: {exc!r}"
+        ) from exc
     tmp = Path(tmp_name)
     try:
         try:
             make(source, tmp)
         except (ImportError, OSError, ValueError, RuntimeError) as exc:
-            raise ModelUnavailable(failed, detail=f"making {filename} from {source}: {exc!r}") from exc
+            # a write that failed (a full disk) is a place problem; anything else is the recipe's
+            error = ModelNotSaved if isinstance(exc, OSError) else ModelUnavailable
+            raise error(failed, detail=f"making {filename} from {source}: {exc!r}") from exc
         got = sha256_of(tmp)
         if got != sha256:
             raise ModelUnavailable(failed, detail=f"{filename} came out as sha256 {got}, not {sha256}")
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise ModelNotSaved(failed, detail=f"keeping {target}: {exc!r}") from exc
         log.info("made %s", target)
         return target
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from panelvox.i18n import _, ngettext
 from panelvox.model import BalloonKind, PageAnalysis
-from panelvox.narration.script import said_by, speaker_labels
+from panelvox.narration.script import panels_unknown, said_by, speaker_labels, text_unknown
 
 
 def page_overview(analysis: PageAnalysis) -> str:
     """ "Page 4: 6 panels, 11 balloons, 3 speakers: Steenie, the stranger, Dougal." """
-    parts = [ngettext("{n} panel", "{n} panels", len(analysis.panels)).format(n=len(analysis.panels))]
+    parts: list[str] = []
+    # what a failed stage would have counted is unknown, not zero (its notice says it failed)
+    if analysis.panels or not panels_unknown(analysis):
+        parts.append(ngettext("{n} panel", "{n} panels", len(analysis.panels)).format(n=len(analysis.panels)))
     balloons = sum(b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT) for b in analysis.blocks)
-    parts.append(ngettext("{n} balloon", "{n} balloons", balloons).format(n=balloons))
+    if analysis.blocks or not text_unknown(analysis):
+        parts.append(ngettext("{n} balloon", "{n} balloons", balloons).format(n=balloons))
     captions = sum(b.kind is BalloonKind.CAPTION for b in analysis.blocks)
     if captions:
         parts.append(ngettext("{n} caption", "{n} captions", captions).format(n=captions))
@@ -26,6 +30,9 @@ def page_overview(analysis: PageAnalysis) -> str:
             + ": "
             + ", ".join(speakers)
         )
+    if not parts:
+        # Translators: the page overview when nothing on the page could be counted.
+        return _("Page {page}.").format(page=analysis.page)
     # Translators: the page overview; {page} is the number, {parts} the counts.
     return _("Page {page}: {parts}.").format(page=analysis.page, parts=", ".join(parts))
 
@@ -33,6 +40,9 @@ def page_overview(analysis: PageAnalysis) -> str:
 def describe_here(analysis: PageAnalysis, panel_id: str | None = None) -> str:
     """What is in a panel (or the page): "2 balloons, Steenie and Dougal speak." """
     blocks = analysis.blocks_of(panel_id) if panel_id is not None else analysis.blocks_in_order()
+    if not blocks and text_unknown(analysis):
+        # Translators: "where am I" where the page's lettering could not be read (a failure).
+        return _("The text here could not be read.")
     if not blocks:
         # Translators: "where am I" for a panel or page without lettering.
         return _("No text here.")

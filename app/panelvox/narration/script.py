@@ -153,6 +153,22 @@ def script_page(
     return builder.build()
 
 
+#: the stages whose failure leaves a page's words unknown, and its panels (by stage name)
+_TEXT_STAGES = frozenset({"text", "balloons"})
+_PANEL_STAGES = frozenset({"panels"})
+
+
+def text_unknown(analysis: PageAnalysis) -> bool:
+    """Whether a stage that finds the page's words failed: then no count or absence of text
+    may be said (a page that sounds empty when Panelvox failed is a false statement)."""
+    return not _TEXT_STAGES.isdisjoint(analysis.failed)
+
+
+def panels_unknown(analysis: PageAnalysis) -> bool:
+    """Whether the panel stage failed (see :func:`text_unknown`)."""
+    return not _PANEL_STAGES.isdisjoint(analysis.failed)
+
+
 def _text_announced(notices: Sequence[str]) -> bool:
     from panelvox.analysis.text_stage import announces_text  # the OCR stack only when asked
 
@@ -176,11 +192,13 @@ class _Builder:
             self.out.append(_notice(notice, priority=Priority.NEXT))
         if not a.blocks and _text_announced(a.notices):
             return self.out  # "A page of text, about 2,000 words." said what is there
-        if not a.panels and not a.blocks:
+        # Absence is said only of what was looked for: a failed stage's notice said it failed.
+        no_text = not a.blocks and not text_unknown(a)
+        if no_text and not a.panels and not panels_unknown(a):
             # Translators: spoken when nothing at all was found on a page.
             self.out.append(_notice(_("No panels or text were found on this page.")))
             return self.out
-        if not a.blocks:
+        if no_text:
             # Translators: spoken when panels were found but no lettering at all.
             self.out.append(_notice(_("No text was found on this page.")))
         if any(pn.order_confidence < p.uncertainty_threshold for pn in a.panels):

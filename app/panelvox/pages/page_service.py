@@ -21,6 +21,7 @@ import logging
 from typing import Generic, Protocol, TypeVar
 
 from panelvox.analysis.cache import PageImages
+from panelvox.analysis.pipeline import STAGE_NAMES
 from panelvox.errors import PanelvoxError
 from panelvox.model import Character, Image, PageAnalysis, ReadingDirection
 from panelvox.names.book_names import BookNames
@@ -88,7 +89,8 @@ class PageService(Generic[B]):
             return self.read(number)
         except PanelvoxError as exc:
             log.warning("page %d unreadable: %s", number, exc.detail)
-            return PageAnalysis(number, 0, 0, self.book.direction, notices=(exc.message,))
+            # no stage looked at it: nothing may be said to be absent from it
+            return PageAnalysis(number, 0, 0, self.book.direction, notices=(exc.message,), failed=STAGE_NAMES)
 
     def image(self, number: int) -> Image:
         """The picture of page ``number`` (1-based)."""
