@@ -145,7 +145,7 @@ def test_speaking_characters_lists_keys_names_and_lines() -> None:
         ("p3:c1", "Ann", "user", 1, "HELLO THERE!"),
         ("p3:c2", "character 1", "", 1, "HI!"),  # as the narration calls it
     ]
-    # names read in the text, and names that reached a figure by its look only
+    # names read in the text, and names said on another page of the same person
     page = replace(
         page,
         characters=(
@@ -153,7 +153,7 @@ def test_speaking_characters_lists_keys_names_and_lines() -> None:
             replace(page.characters[1], name="Bo", name_confidence=0.4),
         ),
     )
-    assert [e.source for e in speaking_characters(page)] == ["text", "look"]
+    assert [e.source for e in speaking_characters(page)] == ["text", "book"]
 
 
 class _FixedStage:

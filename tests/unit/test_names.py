@@ -235,12 +235,12 @@ def test_name_store_renames_stick_per_book(tmp_path: Path) -> None:
             Character("c2", BBox(0, 0, 1, 1), 0.5, "t"),
         ),
     )
-    assert store.apply("book-a", page) is page
+    assert store.names("book-a") == {}
     store.rename("book-a", character_key(3, page.characters[0]), "  Steenie   Steenson ")
     store.rename("book-a", character_key(3, page.characters[1]), "The Laird")
     store.rename("book-b", "p3:c1", "Someone Else")
     again = NameStore(tmp_path / "cfg" / "names.json")  # a new session reads the file
-    assert [c.name for c in again.apply("book-a", page).characters] == ["Steenie Steenson", "The Laird"]
+    assert again.names("book-a") == {"p3:c1": "Steenie Steenson", "p3:c2": "The Laird"}
     assert again.names("book-c") == {}
     again.rename("book-a", "p3:c2", "")
     # keys name a page and a character: clusters are per page, so "k2" alone would rename

@@ -83,9 +83,9 @@ def run_names(
                 origin = {
                     "user": _("given by you"),
                     "text": _("from the text"),
-                    # Translators: `panelvox names`: a name given on another page, put here on a
-                    # figure that looks alike; the narration says "probably" before it.
-                    "look": _("looks like the one named elsewhere, not sure"),
+                    # Translators: `panelvox names`: a name said on another page of the person the
+                    # book believes this is; the narration says "probably" before it.
+                    "book": _("named on another page, not sure"),
                     "": _("no name yet"),
                 }[e.source]
                 out.write(f"  {e.key}  {e.name} ({origin}), {e.lines}×: {e.first_line}\n")

@@ -48,7 +48,7 @@ from panelvox.names.book_persons import (
 from panelvox.names.evidence import Mention, NameSource, page_mentions
 from panelvox.names.labels import label_page
 from panelvox.names.persons import name_persons
-from panelvox.names.stores import LearnedNames, NameStore, character_key, character_look
+from panelvox.names.stores import LearnedNames, NameStore, character_key
 
 if TYPE_CHECKING:  # only for annotations: naming a page needs no book reader
     from panelvox.books import Book
@@ -245,16 +245,12 @@ class BookNames:
         return label_page(analysis, numbers)
 
     # -- the user's names -----------------------------------------------------------------
-    def rename(self, analysis: PageAnalysis, character: Character, name: str, image: Image | None) -> str:
-        """Store the user's ``name`` for ``character`` of ``analysis`` (empty: forget it).
-
-        With ``image`` the character's look is kept too, so the name reaches the same person
-        on the book's other pages. Returns the store key (``p4:c2``); OSError when the
-        name cannot be saved.
-        """
+    def rename(self, analysis: PageAnalysis, character: Character, name: str) -> str:
+        """Store the user's ``name`` for ``character`` of ``analysis`` (empty: forget it); it
+        reaches the person of the book ``character`` belongs to. Returns the store key
+        (``p4:c2``); OSError when the name cannot be saved."""
         key = character_key(analysis.page, character)
-        look = character_look(image, analysis, character).tolist() if image is not None else None
-        self.store.rename(self.content_hash, key, name, look)
+        self.store.rename(self.content_hash, key, name)
         return key
 
     def balloons_named(self, name: str, page: int) -> tuple[int, int]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from panelvox.model import PageAnalysis
-from panelvox.names.stores import BY_LOOK_CONFIDENCE, character_key
+from panelvox.names.book_persons import CARRIED
+from panelvox.names.stores import character_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +15,7 @@ class SpeakerEntry:
 
     key: str
     name: str  # what the listener hears: the name, or "character 2"
-    source: str  # "user", "text" (read in the comic's words), "look" (a look-alike's name) or ""
+    source: str  # "user", "text" (read in the comic's words), "book" (said on another page of the same person) or ""
     lines: int
     first_line: str
 
@@ -43,6 +44,6 @@ def speaking_characters(
         elif not c.name:
             source = ""
         else:
-            source = "look" if c.name_confidence <= BY_LOOK_CONFIDENCE else "text"
+            source = "book" if c.name_confidence <= CARRIED else "text"
         out.append(SpeakerEntry(key, c.label or c.name or "", source, len(texts), texts[0][:60]))
     return out

@@ -4,11 +4,10 @@ The user's names, per book, live in ``$XDG_CONFIG_HOME/panelvox/names.json``.
 
 Keyed by :attr:`Book.content_hash` (a renamed or moved book keeps its names) and, inside a
 book, by page and character id (``p4:c2``): identity clusters are made per page, so a
-cluster id alone would name different people on different pages. With each rename the
-store keeps the character's *look* (the colour descriptor of :mod:`identity`), so the name
-sticks for the book: on any other page the character that looks most like a renamed one
-(within the identity threshold, one per panel) gets the name too. A user's name always wins
-over one learned from the text. Written atomically (temporary file + :func:`os.replace`):
+cluster id alone would name different people on different pages. The book's names pass
+carries a rename to the pages where the persons of the book say the same person speaks
+(:mod:`panelvox.names.book_persons`). A user's name always wins over one learned from the
+text. Looks stored by earlier versions are kept in the file, and forgotten with their name. Written atomically (temporary file + :func:`os.replace`):
 a crash never leaves half a file.
 """
 
@@ -16,24 +15,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from panelvox import paths
-from panelvox.analysis.identity import DEFAULT_THRESHOLD, Descriptor, describe, distance
+from panelvox.analysis.identity import Descriptor
 from panelvox.jsonfile import read_json_object, write_json_atomic
-from panelvox.model import Character, Image, PageAnalysis
+from panelvox.model import Character
 
 log = logging.getLogger(__name__)
 
 _FORMAT = "panelvox.names/2"
 _LEARNED_FORMAT = "panelvox.learned-names/2"
-#: how sure a name is that reached a figure only by its look (the colour descriptor cannot
-#: tell two people in the same clothes apart): under the narration's uncertainty threshold,
-#: so the line is said "probably Steenie says"
-BY_LOOK_CONFIDENCE = 0.4
 
 
 def character_key(page: int, character: Character) -> str:
@@ -41,17 +35,11 @@ def character_key(page: int, character: Character) -> str:
     return f"p{page}:{character.id}"
 
 
-def character_look(image: Image, analysis: PageAnalysis, character: Character) -> Descriptor:
-    """The descriptor a rename stores so the name can find the same person on other pages."""
-    return describe(image, character.bbox, [b.bbox for b in analysis.blocks])
-
-
 class NameStore:
     """Read and write the user's character names in ``names.json``."""
 
-    def __init__(self, path: Path | None = None, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         self.path = path if path is not None else paths.config_dir() / "names.json"
-        self.threshold = threshold
 
     def _load(self) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, list[float]]]]:
         data = read_json_object(self.path)
@@ -99,86 +87,6 @@ class NameStore:
             if not store.get(content_hash):
                 store.pop(content_hash, None)
         write_json_atomic(self.path, {"format": _FORMAT, "books": books, "looks": looks})
-
-    def apply(self, content_hash: str, analysis: PageAnalysis, image: Image | None = None) -> PageAnalysis:
-        """``analysis`` with the user's names put on its characters.
-
-        A rename made on this page applies by key (and to the character's identity cluster
-        on the page); with ``image``, renames made on other pages apply by look.
-        """
-        names = self.names(content_hash)
-        if not names:
-            return analysis
-        page = analysis.page
-        given: dict[str, str] = {}  # character id -> user name
-        for c in analysis.characters:
-            if character_key(page, c) in names:
-                given[c.id] = names[character_key(page, c)]
-        by_key = set(given)
-        if image is not None:
-            given.update(self._by_look(content_hash, analysis, image, names, given))
-        by_cluster = {c.cluster: given[c.id] for c in analysis.characters if c.id in given and c.cluster}
-        # the figure the user named (and its cluster) is sure; a look-alike elsewhere is a guess
-        sure_clusters = {c.cluster for c in analysis.characters if c.id in by_key and c.cluster}
-        chars = tuple(
-            replace(
-                c,
-                name=given.get(c.id) or by_cluster.get(c.cluster or ""),
-                name_confidence=1.0 if c.id in by_key or c.cluster in sure_clusters else BY_LOOK_CONFIDENCE,
-            )
-            if c.id in given or (c.cluster in by_cluster)
-            else c
-            for c in analysis.characters
-        )
-        return replace(analysis, characters=chars)
-
-    def _by_look(
-        self,
-        content_hash: str,
-        analysis: PageAnalysis,
-        image: Image,
-        names: dict[str, str],
-        given: dict[str, str],
-    ) -> dict[str, str]:
-        prefix = f"p{analysis.page}:"
-        looks = {k: v for k, v in self.looks(content_hash).items() if not k.startswith(prefix)}
-        return match_by_look(
-            analysis, image, {k: (names[k], v) for k, v in looks.items()}, given, self.threshold
-        )
-
-
-def match_by_look(
-    analysis: PageAnalysis,
-    image: Image,
-    looks: dict[str, tuple[str, Descriptor]],
-    given: dict[str, str],
-    threshold: float = DEFAULT_THRESHOLD,
-) -> dict[str, str]:
-    """Character id -> name for the figures of ``analysis`` that look like a stored one.
-
-    ``looks`` maps a key to a name and the look it was stored with; figures in ``given``
-    (id -> name) keep theirs. Nearest pairs first, one name per figure, and never the same
-    name twice in one panel (two figures of a panel are two people).
-    """
-    bodies = [c for c in analysis.characters if c.kind == "body" and c.id not in given]
-    if not looks or not bodies:
-        return {}
-    pairs = []
-    for c in bodies:
-        desc = character_look(image, analysis, c)
-        for name, look in looks.values():
-            if look.shape == desc.shape:
-                d = distance(desc, look)
-                if d < threshold:
-                    pairs.append((d, c, name))
-    out: dict[str, str] = {}
-    taken: set[tuple[str | None, str]] = {(c.panel, n) for c in analysis.characters if (n := given.get(c.id))}
-    for _d, c, name in sorted(pairs, key=lambda t: t[0]):
-        if c.id in out or (c.panel, name) in taken:
-            continue
-        out[c.id] = name
-        taken.add((c.panel, name))
-    return out
 
 
 class LearnedNames:

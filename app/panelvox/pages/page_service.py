@@ -99,15 +99,9 @@ class PageService(Generic[B]):
     def rename(self, analysis: PageAnalysis, character: Character, name: str) -> str:
         """Give ``character`` of a page read here the user's ``name`` for the whole book.
 
-        Returns the store key (``p4:c2``). OSError when the name cannot be saved; a page
-        whose picture cannot be loaded keeps the name by key, without its look.
+        Returns the store key (``p4:c2``). OSError when the name cannot be saved.
         """
-        image: Image | None = None
-        try:
-            image = self.image(analysis.page)
-        except PanelvoxError as exc:
-            log.warning("no look stored for page %d: %s", analysis.page, exc.detail or exc.message)
-        return self.names.rename(analysis, character, name, image)
+        return self.names.rename(analysis, character, name)
 
     def save_names(self) -> bool:
         """Keep what the pages' words taught about names; False (logged) when it cannot."""
