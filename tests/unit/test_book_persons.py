@@ -17,6 +17,7 @@ from panelvox.names.book_persons import (
     link_features,
     name_book,
 )
+from panelvox.names.persons import GUESS
 
 
 def _person(
@@ -117,7 +118,8 @@ def test_a_name_held_on_one_page_only_is_a_guess_and_two_names_name_no_one() -> 
     persons = [_person(1, "k1", RED, name="KALA"), _person(2, "k1", RED)]
     pages = {1: _named(_page(1, ["k1"]), "Kala"), 2: _page(2, ["k1"])}
     out = name_book(pages, persons, [0, 0])
-    assert out[1].characters[0].name_confidence == CARRIED
+    assert out[1].characters[0].name_confidence == GUESS  # the page's own words: a guess
+    assert (out[2].characters[0].name, out[2].characters[0].name_confidence) == ("Kala", CARRIED)
     assert name_book(pages, persons, [0, 0], carry=lambda u, v: False)[2].characters[0].name is None
     clash = [_person(1, "k1", RED, name="KALA"), _person(2, "k1", RED, name="CHAD")]
     pages = {1: _named(_page(1, ["k1"]), "Kala"), 2: _named(_page(2, ["k1"]), "Chad")}

@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from panelvox.analysis.speaker_identity import grams
 from panelvox.model import BalloonKind, PageAnalysis
+from panelvox.names.persons import GUESS
 
 MODEL_FILE = "data/person_links.json"
 MODEL_FORMAT = "panelvox.person-links/1"
@@ -350,8 +351,9 @@ def _group_run(
     return out
 
 
-#: a name carried to a page where the person's own words did not hold it (said "probably")
-CARRIED = 0.45
+#: a name carried to a page where the person's own words did not hold it (said "probably",
+#: and listed apart from a guess the page's own words make, :data:`persons.GUESS`)
+CARRIED = 0.4
 #: how sure the link model must be that two page persons are one before a name held by one
 #: reaches the other: a carried name is heard, and a wrong one is said of the wrong person
 CARRY_SURE = 0.9
@@ -460,7 +462,7 @@ def _decide(
         if name in p.calls:
             continue
         if p.name == name:  # the page's own words hold it: said where they put it
-            out[p.ident] = (said, HELD if len(where) >= 2 or p.name_sure else CARRIED, False)
+            out[p.ident] = (said, HELD if len(where) >= 2 or p.name_sure else GUESS, False)
         elif reaches(holders, p):
             out[p.ident] = (said, CARRIED, True)
     return out
