@@ -417,12 +417,15 @@ def linear_embedder(
     return run
 
 
-def report_aucs(score: npt.NDArray[np.float64], pairs: Pairs) -> dict[str, float]:
-    return {
-        "same_page": round(auc(score[pairs.same_page], pairs.same[pairs.same_page]), 3),
-        "cross_page": round(auc(score[~pairs.same_page], pairs.same[~pairs.same_page]), 3),
-        "all": round(auc(score, pairs.same), 3),
+def report_aucs(score: npt.NDArray[np.float64], pairs: Pairs) -> dict[str, float | None]:
+    """The AUCs of ``score`` on the pairs of one page, of different pages, and all (None: no
+    pair of one of the two answers)."""
+    out = {
+        "same_page": auc(score[pairs.same_page], pairs.same[pairs.same_page]),
+        "cross_page": auc(score[~pairs.same_page], pairs.same[~pairs.same_page]),
+        "all": auc(score, pairs.same),
     }
+    return {k: None if math.isnan(v) else round(v, 3) for k, v in out.items()}
 
 
 def colour_score(items: Sequence[Item], pairs: Pairs, anchor: bool) -> npt.NDArray[np.float64]:
@@ -465,7 +468,7 @@ def time_pages(
             image = book.load_page_array(number - 1)
             start = time.process_time()
             dialogue = [b for b in analysis.blocks if b.kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT)]
-            model.embed(image, [model.box(analysis, b) for b in dialogue], [b.bbox for b in analysis.blocks])
+            model.embed_balloons(image, analysis, dialogue)
             spent.append(time.process_time() - start)
             counts.append(len(dialogue))
     return (
@@ -625,13 +628,19 @@ def main() -> int:  # noqa: C901 (one flag per training variant; split when next
                 "cross_page": int((~pairs.same_page).sum()),
             },
             **{k: v for k, v in results.items()},
-            "per_story": {k: {kk: round(vv, 3) for kk, vv in v.items()} for k, v in per_story.items()},
+            # None: the story has no such pair with both answers (one page, or one speaker)
+            "per_story": {
+                k: {kk: None if math.isnan(vv) else round(vv, 3) for kk, vv in v.items()}
+                for k, v in per_story.items()
+            },
         },
         "calibration": {"slope": slope, "intercept": intercept, "prior_log_odds": prior},
         "made": time.strftime("%Y-%m-%d", time.gmtime()),
         "python": sys.version.split()[0],
     }
-    (args.out / SIDECAR_FILE).write_text(json.dumps(sidecar, indent=1) + "\n", encoding="utf-8")
+    (args.out / SIDECAR_FILE).write_text(
+        json.dumps(sidecar, indent=1, allow_nan=False) + "\n", encoding="utf-8"
+    )
     print(f"wrote {weights} ({sidecar['bytes']} bytes)", file=sys.stderr)
     return 0
 

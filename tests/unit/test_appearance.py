@@ -160,6 +160,22 @@ def test_embeddings_are_normalised_and_tell_drawn_people_apart() -> None:
     assert float(emb[0] @ moved[0]) > 0.9
 
 
+def test_balloons_are_embedded_where_their_tails_point() -> None:
+    model = AppearanceModel.shipped()
+    canvas = np.full((1200, 800, 3), 250, np.uint8)
+    _figure(canvas, 200, 250, (200, 30, 30), (30, 20, 10))
+    _figure(canvas, 600, 850, (200, 30, 30), (30, 20, 10))
+    tail = Tail(Point(200, 250), 90.0, 0.9)
+    a = _balloon("b1", "p1", BBox(100, 60, 300, 200), tail)
+    b = _balloon("b2", "p2", BBox(500, 660, 700, 800), Tail(Point(600, 850), 90.0, 0.9))
+    page = _page((a, b))
+    emb = model.embed_balloons(canvas, page, [a, b])
+    assert emb.shape == (2, model.dim)
+    boxes = [model.box(page, a), model.box(page, b)]
+    assert np.allclose(emb, model.embed(canvas, boxes, [a.bbox, b.bbox]), atol=1e-6)
+    assert float(emb[0] @ emb[1]) > 0.9  # one drawn person in two panels
+
+
 def test_embedding_does_not_depend_on_the_other_boxes() -> None:
     model = AppearanceModel.shipped()
     canvas = np.full((400, 400, 3), 250, np.uint8)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from panelvox.analysis.appearance import AppearanceModel
+from panelvox.analysis.appearance import AppearanceModel, centre
 from panelvox.analysis.identity import Descriptor, describe, distance
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Point, SpeakerLink
 
@@ -180,7 +180,9 @@ def balloon_facts(
             )
         )
     model = appearance if appearance is not None else AppearanceModel.shipped()
-    looks = model.embed(image, [model.box(analysis, f.balloon) for f in out], text_boxes)
+    # what the page's figures share (its palette, the print's colour cast) says nothing of who
+    # is who: the looks are compared less their page's mean
+    looks = centre(model.embed_balloons(image, analysis, [f.balloon for f in out]))
     out = [replace(f, look=look) for f, look in zip(out, looks, strict=True)]
     return _with_places(out)
 
