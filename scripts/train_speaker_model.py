@@ -95,17 +95,7 @@ def labelled_pairs(page: GTPage, analysis: PageAnalysis, image: np.ndarray) -> t
     links = attribute(analysis)
     facts = balloon_facts(analysis, links, image)
     pairs, rows = page_pairs(facts, max(analysis.width, analysis.height))
-    # which balloon says which golden line: the eval's own matching
-    plain = replace(analysis, speakers=())
-    score = score_script_page(page.script, heard_blocks(plain))
-    blocks = analysis.blocks_in_order()
-    lines = [ln for ln in page.script.lines if any(ch.isalnum() for ch in ln.text)]
-    speaker: dict[str, str] = {}
-    for line, pos in zip(lines, score.positions, strict=True):
-        if pos is None or line.kind.value not in ("speech", "thought") or not line.speaker:
-            continue
-        if line.speaker_sure and blocks[pos].kind in (BalloonKind.SPEECH, BalloonKind.THOUGHT):
-            speaker.setdefault(blocks[pos].id, line.speaker)
+    speaker = block_speakers(page, analysis)  # which balloon says which golden line
     keep, labels = [], []
     for k, (i, j) in enumerate(pairs):
         a, b = speaker.get(facts[i].balloon.id), speaker.get(facts[j].balloon.id)
@@ -115,22 +105,24 @@ def labelled_pairs(page: GTPage, analysis: PageAnalysis, image: np.ndarray) -> t
     return rows[keep], np.array(labels, np.int64)
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> PairModel:
+def _logistic(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(mean, scale, coefficients, intercept) of a logistic regression on standardised ``x``;
+    a smoke run that sees one class only gets no weights and a low intercept."""
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
-    lr = LogisticRegression(C=C, max_iter=5000).fit((x - mean) / scale, y)
-    return PairModel(mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0]), MERGE_BIAS)
+    if len(set(y.tolist())) < 2:
+        return mean, scale, np.zeros(x.shape[1]), -2.0
+    lr = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
+    return mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0])
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> PairModel:
+    return PairModel(*_logistic(x, y, C), MERGE_BIAS)
 
 
 def fit_persons(x: np.ndarray, y: np.ndarray, bias: float) -> PersonModel:
-    mean = x.mean(axis=0)
-    scale = x.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)
-    if len(set(y.tolist())) < 2:  # a smoke run on two pages may see one class only
-        return PersonModel(mean, scale, np.zeros(len(PERSON_FEATURES)), -2.0, bias)
-    lr = LogisticRegression(C=PERSON_C, max_iter=5000).fit((x - mean) / scale, y)
-    return PersonModel(mean, scale, lr.coef_[0].astype(np.float64), float(lr.intercept_[0]), bias)
+    return PersonModel(*_logistic(x, y, PERSON_C), bias)
 
 
 def block_speakers(page: GTPage, analysis: PageAnalysis) -> dict[str, str]:
