@@ -212,7 +212,7 @@ def test_names_command_lists_and_renames(
 
 def test_a_page_without_characters_is_left_as_it_is(tmp_path: Path, words: WordList) -> None:
     store = NameStore(tmp_path / "names.json")
-    store.rename("h", "p1:c1", "Ann", [0.5] * 52)
+    store.rename("h", "p1:c1", "Ann")
     empty = PageAnalysis(page=2, width=0, height=0, direction=ReadingDirection.LTR)
     assert BookNames("h", ("Ann",), store, words=words).apply(empty) is empty
 

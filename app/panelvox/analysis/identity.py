@@ -11,7 +11,7 @@ same panel are different people (a "cannot link").
 Cluster ids are ``k1``, ``k2`` ... in order of first appearance on the page. The speakers
 stage replaces them by persons (:mod:`panelvox.analysis.speaker_identity`), where the colour
 look is one cue among many: on Golden Age pages it barely tells two speakers apart
-(docs/benchmarks.md); the user's renames use it to find the renamed figure on other pages.
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations

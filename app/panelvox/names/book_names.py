@@ -30,12 +30,12 @@ import functools
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from panelvox.analysis.lettering import WordList
-from panelvox.model import Character, Image, PageAnalysis
+from panelvox.model import Character, PageAnalysis
 from panelvox.names.book_persons import (
     LinkKey,
     PagePerson,
@@ -52,8 +52,6 @@ from panelvox.names.stores import LearnedNames, NameStore, character_key
 
 if TYPE_CHECKING:  # only for annotations: naming a page needs no book reader
     from panelvox.books import Book
-
-ImageLoader = Callable[[], Image]
 
 
 @dataclass(frozen=True)
@@ -151,13 +149,14 @@ class BookNames:
         )
         page = replace(analysis, characters=cleared)
         known = self._known()
-        mentions = page_mentions(page, self.words, known)
-        counts = Counter(m.key for m in mentions)
         with self._lock:
             if known != self._mentions_known:
                 self._state = None  # _book_state finds every page's mentions again
             if self._analyses.get(analysis.page) == page:
-                return
+                return  # read again: nothing new (every read of a page comes through here)
+        mentions = page_mentions(page, self.words, known)
+        counts = Counter(m.key for m in mentions)
+        with self._lock:
             if analysis.page in self._analyses:  # the page was analysed anew: its pairs too
                 self._links = {
                     k: v for k, v in self._links.items() if analysis.page not in (k[0][0], k[1][0])

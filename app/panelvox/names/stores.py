@@ -14,7 +14,6 @@ a crash never leaves half a file.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -71,15 +70,14 @@ class NameStore:
             k: np.asarray(v, np.float32) for k, v in looks.get(content_hash, {}).items() if k in kept and v
         }
 
-    def rename(self, content_hash: str, key: str, name: str, look: Sequence[float] | None = None) -> None:
-        """Store ``name`` (and the character's ``look``) for ``key``; an empty name forgets it."""
+    def rename(self, content_hash: str, key: str, name: str) -> None:
+        """Store ``name`` for ``key``; an empty name forgets it (and a look an earlier version
+        kept with it)."""
         books, looks = self._load()
         names = books.setdefault(content_hash, {})
         book_looks = looks.setdefault(content_hash, {})
         if name.strip():
             names[key] = " ".join(name.split())
-            if look is not None:
-                book_looks[key] = [round(float(x), 5) for x in look]
         else:
             names.pop(key, None)
             book_looks.pop(key, None)

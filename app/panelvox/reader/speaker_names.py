@@ -72,12 +72,7 @@ class SpeakerNames:
         many balloons now carry it; False (after saying why) when it cannot be saved. The
         caller reads the pages again."""
         before = pages.names.store.names(pages.names.content_hash).get(target.key, "")
-        try:
-            pages.rename(target.analysis, target.character, name)
-        except OSError as exc:
-            log.warning("cannot store the name of %s: %r", target.key, exc)
-            # Translators: said when a character's new name cannot be saved.
-            self.voice.say(_("The name could not be saved."))
+        if not self._store(pages, target, name):
             return False
         self._undo = (target, before)
         new = " ".join(name.split())
@@ -102,14 +97,21 @@ class SpeakerNames:
             self.voice.say(_("There is no name to undo."))
             return False
         target, before = self._undo
-        try:
-            pages.rename(target.analysis, target.character, before)
-        except OSError as exc:
-            log.warning("cannot undo the name of %s: %r", target.key, exc)
-            self.voice.say(_("The name could not be saved."))
+        if not self._store(pages, target, before):
             return False
         self._undo = None
         # Translators: said after Control Z put back a character's earlier name; {name} is it.
         said = _("Undone: the name is {name} again.").format(name=before) if before else _("Undone.")
         self.voice.say(said)
+        return True
+
+    def _store(self, pages: PageService[Book], target: RenameTarget, name: str) -> bool:
+        """Keep ``name`` for ``target``; False (after saying so) when it cannot be saved."""
+        try:
+            pages.rename(target.analysis, target.character, name)
+        except OSError as exc:
+            log.warning("cannot store the name of %s: %r", target.key, exc)
+            # Translators: said when a character's new name cannot be saved.
+            self.voice.say(_("The name could not be saved."))
+            return False
         return True
