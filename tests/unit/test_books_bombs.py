@@ -292,6 +292,58 @@ def test_a_compressed_tar_reads_every_page(tmp_path: Path) -> None:
             assert book.load_page(n).getpixel((5, 5))[0] > (n + 1) * 20 - 12
 
 
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
+def test_one_pass_lists_the_pages_tarfile_lists(fmt: int, tmp_path: Path) -> None:
+    """The single header walk names pages as tarfile would: ustar prefixes, GNU long names,
+    pax paths, directories and links left out, a pax size override, a global pax header."""
+    from panelvox.books.tar_adapter import TarAdapter
+
+    path = tmp_path / "mixed.cbt"
+    long = "deep/" * 30 + "Ünïcode page " * 8 + ".jpg" if fmt != tarfile.USTAR_FORMAT else "a/" * 60 + "p.jpg"
+    with tarfile.open(path, "w", format=fmt) as tf:
+        if fmt == tarfile.PAX_FORMAT:
+            tf.pax_headers = {"comment": "global"}
+        for name in ("01.jpg", long, "sub/", "link", "fifo", "zz.jpg"):
+            info = tarfile.TarInfo(name)
+            data = b""
+            if name.endswith("/"):
+                info.type = tarfile.DIRTYPE
+            elif name == "link":
+                info.type, info.linkname = tarfile.SYMTYPE, "01.jpg"
+            elif name == "fifo":
+                info.type = tarfile.FIFOTYPE
+            else:
+                data = PAGE + name.encode()
+                info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    with tarfile.open(path) as tf:
+        expected = [(m.name, tf.extractfile(m).read()) for m in tf if m.isreg()]  # type: ignore[union-attr]
+    adapter = TarAdapter(path, Limits())
+    try:
+        got = [(e.name, adapter.read(e, 1 << 20)) for e in reversed(adapter.entries())][::-1]
+    finally:
+        adapter.close()
+    assert got == expected
+    assert [name for name, _ in got] == ["01.jpg", long, "zz.jpg"]
+
+
+def test_a_tar_cut_inside_a_page_says_that_page_is_damaged(tmp_path: Path) -> None:
+    path = make_tar(tmp_path / "b.cbt", {"01.jpg": PAGE, "02.jpg": PAGE})
+    with tarfile.open(path) as tf:
+        second = tf.getmember("02.jpg").offset_data
+    path.write_bytes(path.read_bytes()[: second + len(PAGE) // 2])  # into page 2's data
+    with open_book(path) as book:
+        book.load_page(0)
+        with pytest.raises(UnreadablePage):
+            book.load_page(1)
+
+
+def test_a_file_that_is_no_tar_is_damaged(tmp_path: Path) -> None:
+    path = tmp_path / "no.cbt"
+    path.write_bytes(b"this is not a tar archive at all" * 40)
+    assert _outcome(path) == "This book is damaged and cannot be opened."
+
+
 # -- solid archives and long listings ---------------------------------------------------------
 @pytest.mark.parametrize("kind", ["7z", "rar"])
 def test_a_solid_bomb_is_refused_at_open(kind: str, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 from panelvox.books.limits import Limits
 from panelvox.errors import BookError, PasswordProtected, ResourceLimitExceeded, UnreadablePage
@@ -100,7 +100,11 @@ class BookAdapter(Protocol):
     def close(self) -> None: ...
 
 
-def read_capped(stream: IO[bytes], limit: int, name: str) -> bytes:
+class Readable(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+def read_capped(stream: Readable, limit: int, name: str) -> bytes:
     """Read a stream to its end, refusing (without reading on) once past ``limit`` bytes."""
     buf = io.BytesIO()
     total = 0

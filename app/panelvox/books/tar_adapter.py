@@ -1,8 +1,8 @@
-"""CBT / TAR books (standard library :mod:`tarfile`); regular files only, never links.
+"""CBT / TAR books; regular files only, never links.
 
-Plain, gzip, bzip2 or xz. The headers are checked first and every decompressed byte is
-budgeted (:mod:`panelvox.books.tar_headers`), so tarfile never meets a header that costs
-more than its size, on any Python.
+Plain, gzip, bzip2 or xz. One pass over the headers lists the pages, checking each header
+and budgeting every decompressed byte (:mod:`panelvox.books.tar_headers`, which reads the
+headers with :mod:`tarfile`'s own parser); a page is read from where that pass found it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from panelvox.books.adapter import (
     too_many_entries,
 )
 from panelvox.books.limits import Limits
-from panelvox.books.tar_headers import BudgetedStream, check_headers, open_stream
+from panelvox.books.tar_headers import BudgetedStream, Member, list_members, open_stream
 
 _ERRORS: tuple[type[BaseException], ...] = (tarfile.TarError, *PARSER_ERRORS)
 
@@ -35,6 +35,7 @@ class TarAdapter:
         except OSError as exc:
             raise damaged(f"{path}: {exc!r}") from exc
         try:
+            # Kept open for the life of the book; close() releases it.
             self._stream: BudgetedStream = open_stream(raw, path.stat().st_size, limits)
         except _ERRORS as exc:
             raw.close()
@@ -46,23 +47,13 @@ class TarAdapter:
             raise
         self._entries = [Entry(ident=n, name=m.name, size=m.size) for n, m in enumerate(self._members)]
 
-    def _list(self, path: Path, limits: Limits) -> list[tarfile.TarInfo]:
+    def _list(self, path: Path, limits: Limits) -> list[Member]:
         try:
-            check_headers(self._stream, limits)
-            self._stream.allow()
-            # Kept open for the life of the book; close() releases it.
-            self._tar = tarfile.open(fileobj=self._stream, mode="r:")  # type: ignore[call-overload]  # noqa: SIM115
-            members: list[tarfile.TarInfo] = []
-            # Iterate rather than getmembers() so a huge listing stops at the limit.
-            for count, member in enumerate(self._tar, start=1):
-                if count > limits.max_entries:
-                    raise too_many_entries(count, limits.max_entries)
-                if member.isreg():
-                    members.append(member)
+            members = list_members(self._stream, limits)
         except _ERRORS as exc:
             raise damaged(f"{path}: TAR listing failed: {exc!r}") from exc
-        # tarfile keeps every member it listed; the entries are all the book needs
-        self._tar.members = []
+        if len(members) > limits.max_entries:
+            raise too_many_entries(len(members), limits.max_entries)
         return members
 
     def entries(self) -> Sequence[Entry]:
@@ -72,16 +63,27 @@ class TarAdapter:
         member = self._members[entry.ident]
         try:
             self._stream.allow()
-            fh = self._tar.extractfile(member)
-            if fh is None:
-                raise damaged_entry(f"{entry.name}: not a regular file")
-            with fh:
-                return read_capped(fh, limit, entry.name)
+            self._stream.seek(member.offset)
+            data = read_capped(_Part(self._stream, member.size), limit, entry.name)
         except _ERRORS as exc:  # the budget's ResourceLimitExceeded is no parser error: it passes
             raise damaged_entry(f"{entry.name}: {exc!r}") from exc
+        if len(data) < member.size:
+            raise damaged_entry(f"{entry.name}: the book ends inside this page")
+        return data
 
     def close(self) -> None:
-        tar = getattr(self, "_tar", None)
-        if tar is not None:
-            tar.close()
         self._stream.close()
+
+
+class _Part:
+    """The ``size`` bytes of one page, read from where the stream stands."""
+
+    def __init__(self, stream: BudgetedStream, size: int) -> None:
+        self._stream = stream
+        self._left = size
+
+    def read(self, size: int = -1) -> bytes:
+        want = self._left if size < 0 else min(size, self._left)
+        data = self._stream.read(want) if want else b""
+        self._left -= len(data)
+        return data

@@ -18,6 +18,7 @@ import gzip
 import lzma
 import re
 import tarfile
+from dataclasses import dataclass
 from typing import IO
 
 from panelvox.books.adapter import damaged, too_large
@@ -35,6 +36,8 @@ _NO_DATA = (
     tarfile.CHRTYPE,
     tarfile.BLKTYPE,
 )
+#: What tarfile's ``isreg()`` accepts (sparse members are refused before this).
+_REGULAR = (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.CONTTYPE)
 #: A longer run of digits is what makes tarfile's pax regexes quadratic; no real field has one.
 _LONG_DIGITS = re.compile(rb"[0-9]{33}")
 
@@ -103,23 +106,45 @@ def open_stream(raw: IO[bytes], file_size: int, limits: Limits) -> BudgetedStrea
     return BudgetedStream(raw, inner, compressed=inner is not raw, budget=budget)
 
 
-def check_headers(stream: BudgetedStream, limits: Limits) -> None:
-    """Walk every header once, as tarfile will; raise before anything costs too much.
+@dataclass(frozen=True)
+class Member:
+    """A regular file of the TAR: its name as :mod:`tarfile` would give it, its size, and
+    where its data starts in the decompressed stream."""
 
-    Stops where tarfile stops (the end, a zero block, a header it cannot parse). Leaves
-    the stream at its start.
+    name: str
+    size: int
+    offset: int
+
+
+def list_members(stream: BudgetedStream, limits: Limits) -> list[Member]:
+    """Walk every header once and list the regular files; raise before anything costs too much.
+
+    The only pass over the headers (a second one by :mod:`tarfile` doubled the cost of a
+    compressed book of long names). Names follow :mod:`tarfile`: a GNU long name or a pax
+    ``path`` replaces the header's own (the outermost one wins), a global pax header applies
+    to every member after it. Stops where tarfile stops (the end, a zero block, a header it
+    cannot parse); a first header that is not one is no TAR, and a damaged header after a
+    long name or a pax header is damage, as in tarfile.
     """
+    members: list[Member] = []
     headers = 0
     pending_size: int | None = None  # an extended header's "size" for the next member
+    pending_name: str | None = None  # a long name's or an extended header's "path"
     global_size: int | None = None
+    global_name: str | None = None
     while True:
+        offset = stream.tell()
         block = stream.read(_BLOCK)
-        if len(block) < _BLOCK:
-            break
+        if len(block) == _BLOCK and block.count(0) == _BLOCK:
+            break  # a zero block: the end
         try:
             info = tarfile.TarInfo.frombuf(block, "utf-8", "surrogateescape")
-        except tarfile.HeaderError:
-            break  # the end, or damage: tarfile stops here too
+        except tarfile.HeaderError as exc:
+            if offset == 0:
+                raise damaged(f"TAR: no header at the start: {exc!r}") from exc
+            if headers and (pending_name is not None or pending_size is not None):
+                raise damaged(f"TAR: a damaged header after an extended one: {exc!r}") from exc
+            break  # damage at the end: tarfile lists what came before it
         headers += 1
         if headers > limits.max_entries:
             raise too_large(f"TAR: more than {limits.max_entries} headers")
@@ -130,34 +155,44 @@ def check_headers(stream: BudgetedStream, limits: Limits) -> None:
             if info.size > limits.max_header_bytes:
                 raise too_large(f"TAR: a {kind!r} header of {info.size} bytes")
             data = stream.read(_padded(info.size))[: info.size]
-            if kind in _EXTENDED:
-                size = _pax_size(data)
+            if kind == tarfile.GNUTYPE_LONGNAME and pending_name is None:
+                pending_name = _decoded(data.split(b"\0", 1)[0])
+            elif kind in _EXTENDED:
+                size, path = _pax_fields(data)
                 if kind == tarfile.XGLTYPE:
                     global_size = size if size is not None else global_size
+                    global_name = path if path is not None else global_name
                 else:
-                    pending_size = size
+                    pending_size = size if pending_size is None else pending_size
+                    pending_name = path if pending_name is None else pending_name
             continue
-        size = pending_size if pending_size is not None else global_size
-        pending_size = None
-        if size is None:
-            size = info.size
+        size = next(s for s in (pending_size, global_size, info.size) if s is not None)
+        name = next(n for n in (pending_name, global_name, info.name) if n is not None)
+        pending_size = pending_name = None
+        if kind in _REGULAR:
+            members.append(Member(name=name, size=size, offset=offset + _BLOCK))
         if kind not in _NO_DATA and size:
             stream.seek(_padded(size), 1)
-    stream.seek(0)
+    return members
+
+
+def _decoded(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
 
 
 def _padded(size: int) -> int:
     return -(-size // _BLOCK) * _BLOCK
 
 
-def _pax_size(data: bytes) -> int | None:
-    """The ``size`` a pax header sets (None: it sets none); refuses a malformed one.
+def _pax_fields(data: bytes) -> tuple[int | None, str | None]:
+    """The ``size`` and ``path`` a pax header sets (None: it sets none); refuses a malformed one.
 
     Records are ``"<length> <key>=<value>\\n"``, parsed here in one linear pass.
     """
     if _LONG_DIGITS.search(data):
         raise damaged("TAR: a pax header with a long run of digits")
     size: int | None = None
+    path: str | None = None
     pos = 0
     while pos < len(data) and data[pos] != 0:
         space = data.find(b" ", pos, pos + 21)
@@ -172,5 +207,7 @@ def _pax_size(data: bytes) -> int | None:
             raise damaged("TAR: a sparse member")
         if key == b"size":
             size = int(value) if value.isdigit() else 0  # what tarfile makes of a bad number
+        elif key == b"path":
+            path = _decoded(value)
         pos = end
-    return size
+    return size, path
