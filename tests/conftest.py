@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from panelvox.analysis.cache import PageAnalyzer
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPO = Path(__file__).resolve().parent.parent
 #: the evaluation data: $PANELVOX_EVAL_DATA (as `panelvox eval` reads it), else ../shared/data
 SHARED_DATA = Path(os.environ.get("PANELVOX_EVAL_DATA") or REPO.parent / "shared" / "data")
+#: where the golden tests keep their page analyses between runs on this machine: keyed by the
+#: stages' fingerprint (``analysis/cache.py``), so a change to a stage's code or data never
+#: reads an old analysis; ``PANELVOX_GOLDEN_CACHE=off`` analyses every page again
+GOLDEN_CACHE = os.environ.get("PANELVOX_GOLDEN_CACHE") or str(REPO / ".cache" / "golden")
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +44,18 @@ def _isolated_state(
     monkeypatch.delenv("PANELVOX_PRECISION", raising=False)
     (home / "xdg_cache_home" / "panelvox").mkdir(parents=True)
     (home / "xdg_cache_home" / "panelvox" / "models").symlink_to(_made_models, target_is_directory=True)
+
+
+@pytest.fixture
+def golden_analyzer() -> PageAnalyzer:
+    """The default pipeline, its analyses kept in :data:`GOLDEN_CACHE` between runs."""
+    from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint
+    from panelvox.analysis.pipeline import default_stages
+
+    stages = default_stages()
+    if GOLDEN_CACHE == "off":
+        return PageAnalyzer(stages, None)
+    return PageAnalyzer(stages, AnalysisCache(Path(GOLDEN_CACHE), pipeline_fingerprint(stages)))
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from panelvox.analysis.cache import PageAnalyzer
 from panelvox.analysis.lettering import WordList
 from panelvox.eval.ground_truth import GTPage
 from panelvox.eval.loaders import load_dataset
@@ -23,7 +24,7 @@ from panelvox.names.evidence import comic_words
 
 @pytest.mark.slow
 @pytest.mark.golden
-def test_speakers_and_names_on_the_golden_scripts(shared_data: Path) -> None:
+def test_speakers_and_names_on_the_golden_scripts(shared_data: Path, golden_analyzer: PageAnalyzer) -> None:
     names: set[str] = set()
     as_fact: set[str] = set()
 
@@ -31,7 +32,7 @@ def test_speakers_and_names_on_the_golden_scripts(shared_data: Path) -> None:
         names.update(h.name for h in heard_blocks(pred) if h.name)
         as_fact.update(h.name for h in heard_blocks(pred) if h.name and not h.guess)
 
-    result = run_eval(load_dataset("cib"), EvalStage.SCRIPT, on_page=collect)
+    result = run_eval(load_dataset("cib"), EvalStage.SCRIPT, on_page=collect, analyzer=golden_analyzer)
     m = result.metrics
     assert result.pages == 67
     # names: said rarely, right more often than wrong (0.79 measured before issue 17; 0.64

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from panelvox.analysis.cache import PageAnalyzer
 from panelvox.eval.ground_truth import GTPage
 from panelvox.eval.loaders import load_dataset
 from panelvox.eval.runner import EvalStage, run_eval
@@ -17,7 +18,9 @@ from panelvox.model import Image, PageAnalysis, ReadingDirection
 
 @pytest.mark.slow
 @pytest.mark.golden
-def test_manga_lines_are_found_in_order_and_told_as_what_they_are(shared_data: Path) -> None:
+def test_manga_lines_are_found_in_order_and_told_as_what_they_are(
+    shared_data: Path, golden_analyzer: PageAnalyzer
+) -> None:
     if not (shared_data / "openmantra" / "script").is_dir():
         pytest.skip("openmantra/script is not present")
     directions: set[ReadingDirection] = set()
@@ -25,7 +28,7 @@ def test_manga_lines_are_found_in_order_and_told_as_what_they_are(shared_data: P
     def collect(page: GTPage, image: Image, pred: PageAnalysis) -> None:
         directions.add(pred.direction)
 
-    result = run_eval(load_dataset("openmantra"), EvalStage.SCRIPT, on_page=collect)
+    result = run_eval(load_dataset("openmantra"), EvalStage.SCRIPT, on_page=collect, analyzer=golden_analyzer)
     m = result.metrics
     assert result.pages == 16
     # nothing tells the direction but the vertical Japanese lettering

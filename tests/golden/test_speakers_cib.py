@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from panelvox.analysis.cache import PageAnalyzer
-from panelvox.analysis.pipeline import default_stages
 from panelvox.eval.dataset_book import dataset_pages
 from panelvox.eval.loaders import load_dataset
 
@@ -32,14 +31,17 @@ def test_golden_set_is_well_formed() -> None:
             assert line["speaker"] is None or line["speaker"] == "narrator" or line["speaker"] in names
 
 
-def test_dome_of_death_speaker_labels(shared_data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow
+def test_dome_of_death_speaker_labels(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch, golden_analyzer: PageAnalyzer
+) -> None:
     """Regression floor for the measured numbers in docs/benchmarks.md (not a goal)."""
     monkeypatch.syspath_prepend(str(REPO / "benchmarks"))
     from bench_speakers import golden_scores, label_correct
 
     gp = _golden()["pages"][0]
     page = next(p for p in load_dataset("cib").pages if p.page_id == gp["page"])
-    with dataset_pages(page.page_id, [page], PageAnalyzer(default_stages(), None)) as pages:
+    with dataset_pages(page.page_id, [page], golden_analyzer) as pages:
         analysis = pages.read(1)
     scores = golden_scores(gp, analysis)
     assert sum(label is not None for _, label in scores) >= 14  # the quoted strings are found as blocks

@@ -39,6 +39,7 @@ def book(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_prints_the_script_by_default(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["narrate", str(book), "--page", "2"]) == 0
     out = capsys.readouterr().out
@@ -54,6 +55,7 @@ def test_bad_page_is_one_sentence(book: Path, capsys: pytest.CaptureFixture[str]
     not sys.platform.startswith("linux") or not Pyttsx3Backend.check_engine(),
     reason="espeak-ng not installed",
 )
+@pytest.mark.slow
 def test_writes_a_wav_of_the_first_page_and_a_book_with_chapters(book: Path, tmp_path: Path) -> None:
     out = tmp_path / "page1.wav"
     assert main(["narrate", str(book), "--page", "1", "--wav", str(out), "--backend", "pyttsx3"]) == 0
@@ -73,6 +75,7 @@ def test_writes_a_wav_of_the_first_page_and_a_book_with_chapters(book: Path, tmp
     assert sorted(p.name for p in per_page.iterdir()) == ["page-002.wav", "page-003.wav"]
 
 
+@pytest.mark.slow
 def test_speak_with_silence_backend_still_works(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["narrate", str(book), "--page", "1", "--speak", "--backend", "silence"]) == 0
     assert "nothing will be heard" in capsys.readouterr().err

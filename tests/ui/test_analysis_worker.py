@@ -144,6 +144,7 @@ def _niceness_after_lowering(queue: object) -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this platform")
+@pytest.mark.slow
 def test_the_worker_runs_at_a_lower_priority_than_the_reader() -> None:
     import multiprocessing
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 from reader_fixtures import make_book
@@ -20,6 +21,7 @@ def test_export_is_in_the_file_menu_with_its_key(reader: Reader) -> None:
     assert reader.window.export_action.shortcut().toString() == "Ctrl+E"
 
 
+@pytest.mark.slow
 def test_control_e_opens_a_keyboard_complete_dialog_that_exports(
     qtbot: QtBot, reader: Reader, spy: SpyBackend, tmp_path: Path
 ) -> None:

@@ -56,6 +56,7 @@ def test_t_on_a_comic_page_says_briefly_that_it_is_not_a_page_of_text(
     assert "T: read a page of text (credits, letters) in full." in _heard(reader, spy)[-1]
 
 
+@pytest.mark.slow
 def test_a_user_waiting_for_a_page_of_text_hears_that_the_work_goes_on(
     qtbot: QtBot, reader: Reader, spy: SpyBackend
 ) -> None:

@@ -92,6 +92,7 @@ def _mid_utterance(spy: SpyBackend) -> bool:
     return len(spy.texts(SpyEvent.STARTED)) > ended
 
 
+@pytest.mark.slow
 def test_stop_repeat_and_any_key(qtbot: QtBot, tmp_path: Path) -> None:
     slow = SpyBackend(seconds_per_char=0.05)  # long enough that a key lands mid-utterance
     r = build_reader(

@@ -29,6 +29,7 @@ def test_missing_book_is_one_plain_sentence(tmp_path: Path, capsys: pytest.Captu
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_closed_pipe_is_not_an_error(tmp_path: Path) -> None:
     """`panelvox info BOOK | head` must not print "Something went wrong"."""
     book = tmp_path / "book.cbz"

@@ -104,6 +104,7 @@ def test_the_verdict_wants_most_lines_vertical_and_most_columns_japanese() -> No
     assert not LetteringCount().vertical_japanese
 
 
+@pytest.mark.slow
 def test_vertical_japanese_lettering_reads_right_to_left(
     tmp_path: Path, probe: LetteringDirection, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -117,6 +118,7 @@ def test_vertical_japanese_lettering_reads_right_to_left(
     assert "Reading direction: right-to-left (the lettering is vertical Japanese)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_horizontal_latin_lettering_keeps_the_default(tmp_path: Path, probe: LetteringDirection) -> None:
     book = _folder(tmp_path / "comic", [_western_page(n) for n in range(4)])
     with open_book(book, lettering=probe) as opened:

@@ -38,6 +38,7 @@ def crops() -> list[np.ndarray]:
 
 # rec_max_columns 700: wide batches run in parts, some of one crop
 @pytest.mark.parametrize("columns", [3200, 700])
+@pytest.mark.slow
 def test_the_wanted_crops_read_as_among_all_and_the_others_are_not_read(
     crops: list[np.ndarray], columns: int
 ) -> None:

@@ -40,6 +40,7 @@ def test_costly_drawing_refused_and_the_book_goes_on(tmp_path: Path) -> None:
         assert "drawing took over" in (err.value.detail or "")
 
 
+@pytest.mark.slow
 def test_drawn_apart_is_drawn_the_same(tmp_path: Path) -> None:
     path = _two_pages(tmp_path / "few.pdf", 300)
     with open_book(path) as book:

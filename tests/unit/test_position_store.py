@@ -99,6 +99,7 @@ def _window(path: str, book: str, saves: int, start: multiprocessing.synchronize
         store.save(book, Position(n), path=Path(f"/books/{book}.cbz"), title=book)
 
 
+@pytest.mark.slow
 def test_two_windows_saving_at_once_lose_no_position(tmp_path: Path) -> None:
     """Two reader windows on the same store, over several trials: without a lock, the
     read-modify-write lost one book's last position in 14 of 20 trials."""

@@ -73,6 +73,7 @@ def run(
     return [r.text for _d, r, _v in sorted(out, key=lambda ln: float(ln[0].quad[:, 1].min()))]
 
 
+@pytest.mark.slow
 def test_a_balloon_read_whole_is_not_detected_again(engine: OcrEngine, lexicon: LetteringLexicon) -> None:
     image = balloon_page()
     lines = page_lines(engine, lexicon, image)
@@ -83,6 +84,7 @@ def test_a_balloon_read_whole_is_not_detected_again(engine: OcrEngine, lexicon: 
     assert len(texts) == len(lines)
 
 
+@pytest.mark.slow
 def test_a_row_of_the_balloon_no_line_covers_is_found_and_read(
     engine: OcrEngine, lexicon: LetteringLexicon
 ) -> None:
@@ -122,6 +124,7 @@ def test_running_text_left_unread_is_not_looked_at_again(
     assert len(out) == len(kept)
 
 
+@pytest.mark.slow
 def test_a_small_word_between_read_ones_joins_its_line(engine: OcrEngine, lexicon: LetteringLexicon) -> None:
     image = balloon_page()
     lines = page_lines(engine, lexicon, image)
@@ -136,6 +139,7 @@ def test_a_small_word_between_read_ones_joins_its_line(engine: OcrEngine, lexico
     assert "OLD FRIEND" not in texts
 
 
+@pytest.mark.slow
 def test_ink_outside_any_balloon_or_block_is_left_alone(engine: OcrEngine, lexicon: LetteringLexicon) -> None:
     image = balloon_page()
     lines = page_lines(engine, lexicon, image)

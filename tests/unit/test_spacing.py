@@ -172,6 +172,7 @@ def test_japanese_is_untouched(words: WordList) -> None:
     assert restore_spaces("知らないって 言ってる", words) == "知らないって 言ってる"
 
 
+@pytest.mark.slow
 def test_the_shipped_frequencies_are_what_the_script_makes(tmp_path: Path) -> None:
     pytest.importorskip("wordfreq")
     out = tmp_path / "english_freq.txt"

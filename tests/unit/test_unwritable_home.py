@@ -109,6 +109,7 @@ def _setups(tmp: Path) -> dict[str, tuple[dict[str, str], list[str], Callable[[]
 @pytest.mark.parametrize(
     "setup", ["read-only home", "XDG folders under /proc", "full disk", "XDG folders are a file"]
 )
+@pytest.mark.slow
 def test_narrate_reads_and_says_once_what_was_not_saved(setup: str, tmp_path: Path) -> None:
     book = _book(tmp_path / "book.cbz")
     extra, prefix, preexec = _setups(tmp_path)[setup]
@@ -201,6 +202,7 @@ def test_the_reader_says_once_what_it_could_not_save(tmp_path: Path) -> None:
     assert heard.index(said[0]) > 0  # after the opening words, not instead of them
 
 
+@pytest.mark.slow
 def test_a_notice_a_key_cut_off_is_offered_again_until_heard(tmp_path: Path) -> None:
     """A key pressed at once cuts the notice queued after the opening words: where-am-I ends
     with it, and the next page turn offers it again, until it was heard to its end."""
