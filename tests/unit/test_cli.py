@@ -68,3 +68,14 @@ def test_the_command_line_does_not_import_the_describers_modules_until_asked() -
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_eval_without_the_evaluation_extra_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SciPy, scikit-learn and rapidfuzz are the `eval` extra's, not the app's."""
+    for name in [m for m in sys.modules if m.startswith(("panelvox.eval", "scipy", "sklearn", "rapidfuzz"))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "scipy", None)  # as if not installed
+    assert main(["eval", "cib", "--stage", "script"]) == 2
+    assert "panelvox[eval]" in capsys.readouterr().err

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from panelvox.i18n import _
+
+#: what the ``eval`` extra installs (pyproject.toml), by import name
+_EVAL_EXTRA = frozenset({"scipy", "sklearn", "rapidfuzz"})
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,7 +61,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from panelvox.eval.command import run_command
+    try:
+        from panelvox.eval.command import run_command
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in _EVAL_EXTRA:
+            raise
+        # Translators: `panelvox eval` run where the developer's extra is not installed.
+        print(_("panelvox eval needs the evaluation extra: pip install 'panelvox[eval]'"), file=sys.stderr)
+        return 2
 
     return run_command(
         args.dataset,
