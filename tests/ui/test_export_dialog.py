@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 from reader_fixtures import make_book
 
@@ -80,3 +81,12 @@ def test_the_command_is_panelvox_export(tmp_path: Path) -> None:
         "--audio",
     ]
     assert "--audio" not in export_command(tmp_path / "b.cbz", "html", tmp_path / "b.html", audio=True)
+
+
+def test_every_label_with_an_access_key_has_its_field(qtbot: QtBot, tmp_path: Path) -> None:
+    """A label's "&" marks its access key only when the label has a buddy; without one Qt
+    shows a literal "&" ("&Save as:") and the key does nothing."""
+    dialog = ExportDialog(tmp_path / "b.cbz", lambda _text: None)
+    qtbot.addWidget(dialog)
+    labels = {w.text(): w.buddy() for w in dialog.findChildren(QLabel) if "&" in w.text()}
+    assert labels == {"&Format:": dialog.format, "&Save as:": dialog.path}

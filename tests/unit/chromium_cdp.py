@@ -124,16 +124,19 @@ class Browser:
     def enter(self) -> None:
         self.key("Enter", "Enter", 13)
 
-    def axe(self) -> dict[str, Any]:
-        """axe-core's results for the WCAG 2.2 A and AA rules (and the 2.0/2.1 ones)."""
+    def axe(self, *, best_practices: bool = False) -> dict[str, Any]:
+        """axe-core's results for the WCAG 2.2 A and AA rules (and the 2.0/2.1 ones);
+        ``best_practices``: axe's best-practice rules too (landmark-unique, region, …), whose
+        violations are mostly "moderate"."""
         self.evaluate(AXE.read_text(encoding="utf-8") + "; true")
-        tags = json.dumps(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"])
+        tags = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]
+        tags += ["best-practice"] if best_practices else []
         script = (
             "axe.run(document, {runOnly: {type: 'tag', values: TAGS}})"
-            ".then(r => ({violations: r.violations.map(v => ({id: v.id, help: v.help, "
+            ".then(r => ({violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help, "
             "nodes: v.nodes.map(n => n.target.join(' '))})), passes: r.passes.length}))"
         )
-        return dict(self.evaluate(script.replace("TAGS", tags)))
+        return dict(self.evaluate(script.replace("TAGS", json.dumps(tags))))
 
     def close(self) -> None:
         with contextlib.suppress(RuntimeError):

@@ -106,3 +106,25 @@ def test_divina_audio_refs_point_into_sounding_page_files(audio_export: Any, tmp
         spans = [tuple(map(float, r.split("#t=")[1].split(","))) for r in refs if r.startswith(name + "#")]
         assert all(0 <= a < b <= length + 0.05 for a, b in spans)
         assert [a for a, _b in spans] == sorted(a for a, _b in spans)  # in reading order
+
+
+def test_audio_files_are_said_by_the_best_installed_voice() -> None:
+    """Piper's neural voice where it is installed, espeak-ng only without it (the order of
+    reading aloud); the page's English text is said by it, never by a language voice."""
+    from panelvox.export.page_audio import PageRenderer, heading
+    from panelvox.narration.prefs import NarrationPrefs
+    from panelvox.speech.backends.piper_backend import PiperBackend
+    from panelvox.speech.backends.pyttsx3_backend import Pyttsx3Backend
+
+    if not FileBackend.check():
+        pytest.skip("no voice that writes audio files (espeak-ng through pyttsx3, or Piper) is installed")
+    best = "piper" if PiperBackend.check_engine() else "pyttsx3"
+    if best == "piper" and not Pyttsx3Backend.check_engine():
+        pytest.skip("only one voice is installed: nothing to choose between")
+    renderer = PageRenderer(NarrationPrefs())
+    try:
+        audio = renderer.render([heading("Page 1: 2 panels, 3 balloons.")])
+    finally:
+        renderer.close()
+    assert audio.samples.size > 0
+    assert {h.backend for h in audio.heard} == {best}

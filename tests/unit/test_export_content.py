@@ -10,8 +10,8 @@ from page_fixtures import exchange
 from panelvox.export.book_content import BookMeta, PageContent, export_prefs, page_lines, sections
 from panelvox.export.divina_export import DivinaWriter, fragment
 from panelvox.export.html_export import page_markup
-from panelvox.model import BBox, Panel, ReadingDirection
-from panelvox.narration.prefs import NarrationPrefs
+from panelvox.model import BalloonKind, BBox, Panel, ReadingDirection
+from panelvox.narration.prefs import NarrationPrefs, Verbosity
 
 
 def _named(name_confidence: float) -> PageContent:
@@ -41,16 +41,50 @@ def test_a_sure_name_is_exported_with_the_words_alone() -> None:
     blocks = _blocks(content)
     assert blocks[0]["text"] == {"plain": "Where is the train?", "language": "en"}
     assert blocks[0]["character"] == ["Kala"]
-    assert "character" not in blocks[1]  # "character 2" is a label, not a name
+    # "character 2" is the book's number for an unnamed person: which of them speaks is a guess
+    assert blocks[1]["character"] == ["probably character 2"]
     assert blocks[0]["role"] == ["speechBubble"]
 
 
 def test_a_guessed_name_is_said_as_a_guess_and_never_exported_as_fact() -> None:
     content = _named(0.2)
     assert content.lines[0].heard == "Probably Kala: Where is the train?"
-    assert content.lines[0].name is None
-    assert "character" not in _blocks(content)[0]
+    assert content.lines[0].character == "probably Kala"
+    assert _blocks(content)[0]["character"] == ["probably Kala"]
     assert "Probably Kala: Where is the train?" in page_markup(content, "p.jpg")
+
+
+def test_captions_and_nobody_carry_no_character() -> None:
+    page = exchange("WHERE IS THE TRAIN?", "LATE AGAIN.")
+    caption = replace(page.blocks[0], kind=BalloonKind.CAPTION)
+    page = replace(page, blocks=(caption, page.blocks[1]), speakers=page.speakers[1:])
+    lines = page_lines(page, export_prefs(NarrationPrefs()))
+    assert [(line.kind.value, line.character) for line in lines] == [("caption", None), ("dialogue", None)]
+
+
+def test_the_exports_keep_who_speaks_whatever_the_reader_hears() -> None:
+    content = _named(1.0)
+    terse = export_prefs(NarrationPrefs(verbosity=Verbosity.TERSE))
+    page = exchange("WHERE IS THE TRAIN?", "LATE AGAIN.")
+    kala = replace(page.characters[0], name="Kala", label="Kala")
+    page = replace(page, characters=(kala, replace(page.characters[1], label="character 2")))
+    assert [line.character for line in page_lines(page, terse)] == [line.character for line in content.lines]
+
+
+def test_a_title_says_title_once_and_the_order_cue_is_a_note_outside_the_words() -> None:
+    page = exchange("MYSTERIOUS TREASURE", "LATE AGAIN.")
+    title = replace(page.blocks[0], kind=BalloonKind.CAPTION, title=True)
+    unsure = replace(page.blocks[1], order_confidence=0.1)
+    page = replace(page, blocks=(title, unsure), speakers=page.speakers[1:])
+    lines = page_lines(page, export_prefs(NarrationPrefs()))
+    content = PageContent(1, 800, 600, "Page 1.", sections(page, lines), b"", "image/jpeg")
+    markup = page_markup(content, "p.jpg")
+    assert "Title: Mysterious treasure" in markup and "Caption:" not in markup
+    said = re.findall(r'<span class="said">(.*?)</span>', markup)
+    assert said and not any("Order unclear" in s for s in said)
+    assert lines[0].utterance.text.startswith("Order unclear. ")  # the narration's cue
+    assert lines[0].order_unclear and lines[0].heard == "Title: Mysterious treasure"
+    assert markup.index('<p class="notice order"><span class="kind">Note:</span>') < markup.index("Title:")
 
 
 def test_a_silent_panel_keeps_its_place() -> None:

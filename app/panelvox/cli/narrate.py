@@ -115,9 +115,18 @@ def run_narrate(opts: NarrateOptions, *, out: TextIO | None = None, err: TextIO 
         )
         speaker = _Speaker(opts, prefs, manifest, err) if opts.speak else None
         text_pages = 0  # pages of running text announced, not read
-        try:
+        # A script or a recording is written whole: its pages are learned first, so each page's
+        # persons and names are those of all the pages written (as the exports have them).
+        # Read aloud, the first page is said without waiting for the others.
+        learn_first = speaker is None
+        if learn_first:
             for number in range(first, last + 1):
                 progress.step(number)
+                pages.learn(number)
+        try:
+            for number in range(first, last + 1):
+                if not learn_first:
+                    progress.step(number)
                 analysis = pages.read_or_notice(number)
                 text_pages += any(is_dense_notice(n) for n in analysis.notices)
                 utterances = script_page(analysis, prefs)

@@ -2,9 +2,13 @@
 
 Each page is read through the one page service and scripted by the narration
 (:func:`~panelvox.narration.script.script_page`), so an exported publication says the same
-words, in the same order, with the same speakers, as ``panelvox narrate --text``. Names come
-only from the utterances (the page's labels): an export never names anyone the listener would
-not hear named.
+words, in the same order, with the same speakers, as ``panelvox narrate --text``. Speakers come
+only from the utterances (the labels of the book's persons, one per person across the book): an
+export never names anyone the listener would not hear named, and says a guess as a guess.
+
+Before its first page is written, every page of the book is learned by the page service, so
+each page's persons and names are those of the whole book (as ``narrate`` writing text or
+audio and the eval's reading of a story have them), not of the pages read so far.
 """
 
 from __future__ import annotations
@@ -19,10 +23,11 @@ from PIL import Image as PILImage
 
 from panelvox.books import Book
 from panelvox.errors import PanelvoxError
+from panelvox.i18n import _
 from panelvox.model import BBox, PageAnalysis, ReadingDirection
 from panelvox.narration.overview import page_overview
 from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue, UtteranceKind
-from panelvox.narration.script import Flag, Utterance, script_page
+from panelvox.narration.script import NARRATOR, SOMEONE, Flag, Utterance, order_cue, script_page
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +40,8 @@ class PageReader(Protocol):
 
     def read_or_notice(self, number: int) -> PageAnalysis: ...
 
+    def learn(self, number: int) -> bool: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Line:
@@ -42,13 +49,25 @@ class Line:
 
     utterance: Utterance  # what ``narrate`` says (the reader's preferences, no panel numbers)
     words: str  # the block's words alone, as spoken (no speaker, no cue): Guided Navigation text
-    #: the name said before the words when the narration says one plainly (never "probably
-    #: Kala", never "character 2"); the only name an export may attach to a block
-    name: str | None
+    #: who says it, as an export names the speaker the narration says: the name when the
+    #: narration says it plainly ("Kala"), else marked as Panelvox's guess ("probably Kala",
+    #: "probably character 2": which unnamed person of the book speaks is a guess too); None
+    #: where no speaker is said (captions, sounds, "someone")
+    character: str | None = None
+    #: the page's title lettering ("Title: …"): it says what it is, no "Caption:" before it
+    title: bool = False
+
+    @property
+    def order_unclear(self) -> bool:
+        """The narration says "Order unclear." before this line: a remark on the panel, which
+        an export writes apart from the line, never inside its words."""
+        return self.utterance.text.startswith(order_cue())
 
     @property
     def heard(self) -> str:
-        return self.utterance.text
+        """The line as the narration says it, less the order cue (:attr:`order_unclear`)."""
+        text = self.utterance.text
+        return text[len(order_cue()) :].lstrip() if self.order_unclear else text
 
     @property
     def kind(self) -> UtteranceKind:
@@ -105,10 +124,13 @@ class BookMeta:
     direction: ReadingDirection
     page_count: int
     identifier: str  # urn:panelvox:<content hash>: stable for one book's content
+    year: int | None = None
+    genres: tuple[str, ...] = ()
 
 
 def book_meta(book: Book) -> BookMeta:
-    """Title, series and creators from ComicInfo; the language from ComicInfo or English."""
+    """Title, series, creators, publisher, summary, year and genres from ComicInfo; the
+    language from ComicInfo or English."""
     info = book.metadata
     creators: list[tuple[str, str]] = []
     if info is not None:
@@ -134,21 +156,48 @@ def book_meta(book: Book) -> BookMeta:
         direction=book.direction,
         page_count=book.page_count,
         identifier=f"urn:panelvox:{book.content_hash}",
+        year=info.year if info is not None else None,
+        genres=tuple(
+            g.strip() for g in ((info.genre if info is not None else None) or "").split(",") if g.strip()
+        ),
     )
 
 
 def export_prefs(prefs: NarrationPrefs) -> NarrationPrefs:
-    """The reader's preferences for an export: every kind of text, panels shown as headings
-    (not said before the first balloon), the uncertain marked by the word."""
+    """The reader's preferences for an export: every kind of text, who speaks it, panels shown
+    as headings (not said before the first balloon), the uncertain marked by the word."""
     return replace(
-        prefs, kinds=frozenset(UtteranceKind), announce_panels=False, uncertainty_cue=UncertaintyCue.WORD
+        prefs,
+        kinds=frozenset(UtteranceKind),
+        announce_panels=False,
+        announce_speakers=True,
+        uncertainty_cue=UncertaintyCue.WORD,
     )
 
 
+def exported_character(utterance: Utterance, prefs: NarrationPrefs) -> str | None:
+    """The speaker of ``utterance`` as an export names it (:attr:`Line.character`)."""
+    said = utterance.speaker
+    if (
+        not prefs.speakers_announced
+        or utterance.kind not in (UtteranceKind.DIALOGUE, UtteranceKind.THOUGHT)
+        or not said
+        or utterance.speaker_key in (None, NARRATOR, SOMEONE)
+    ):
+        return None  # the narration says no person for it
+    if utterance.speaker_name and Flag.SPEAKER_UNCERTAIN not in utterance.flags:
+        return utterance.speaker_name
+    # Translators: an exported balloon's speaker when Panelvox guesses it ("probably Kala",
+    # "probably character 2"): the name, or the book's number for an unnamed person.
+    return _("probably {name}").format(name=said)
+
+
 def page_lines(analysis: PageAnalysis, prefs: NarrationPrefs) -> list[Line]:
-    """The page's utterances (``prefs`` as :func:`export_prefs` gives them) with their words."""
+    """The page's utterances (``prefs`` as :func:`export_prefs` gives them) with their words
+    and speakers."""
+    titles = {b.id for b in analysis.blocks if b.title}
     return [
-        Line(u, u.words, u.speaker_name if Flag.SPEAKER_UNCERTAIN not in u.flags else None)
+        Line(u, u.words, exported_character(u, prefs), u.region.block in titles)
         for u in script_page(analysis, prefs)
     ]
 
@@ -211,10 +260,13 @@ def read_page(pages: PageReader, number: int, prefs: NarrationPrefs) -> PageCont
 def read_book(
     pages: PageReader, prefs: NarrationPrefs, *, on_page: Callable[[int], None] | None = None
 ) -> Iterator[PageContent]:
-    """Every page of the book, in order (``prefs`` as :func:`export_prefs` gives them)."""
+    """Every page of the book, in order (``prefs`` as :func:`export_prefs` gives them), once
+    the whole book is learned (``on_page`` hears of each page as it is analysed)."""
     for number in range(1, pages.book.page_count + 1):
         if on_page is not None:
             on_page(number)
+        pages.learn(number)  # a page that cannot be read is exported with its notice below
+    for number in range(1, pages.book.page_count + 1):
         yield read_page(pages, number, prefs)
 
 

@@ -1,6 +1,7 @@
 """Readium DiViNa with Guided Navigation: a Web Publication (``manifest.json``, the DiViNa
 profile) with the page pictures and one Guided Navigation Document (``guided.json``) that
-lists each page's panels in reading order with their bubbles, captions and sounds.
+lists each page's panels in reading order with their bubbles, captions and sounds, and who
+speaks each bubble whose speaker the narration says (``character``; a guess marked as one).
 
 Written as a folder, or packaged as a ``.divina`` (zip, manifest at the root). With audio,
 each page has one audio file and every block an ``audioref`` with its ``#t=`` span.
@@ -123,8 +124,10 @@ class DivinaWriter:
             out["role"] = [role]
         out["imgref"] = image + (fragment(line.bbox, page.width, page.height) if line.bbox else "")
         out["text"] = {"plain": line.words, "language": line.utterance.language}
-        if line.name:
-            out["character"] = [line.name]
+        if line.character:
+            # the Guided Navigation draft's ``character`` (an array of strings); a guess says so
+            # in its own words ("probably Kala"), as the narration does
+            out["character"] = [line.character]
         span = spans.get(line.block or "")
         if audio is not None and span is not None:
             out["audioref"] = f"{audio}#t={span[0]:.3f},{span[1]:.3f}"
@@ -158,6 +161,10 @@ class DivinaWriter:
             metadata["description"] = m.summary
         if m.publisher:
             metadata["publisher"] = m.publisher
+        if m.year:
+            metadata["published"] = f"{m.year:04d}"
+        if m.genres:
+            metadata["subject"] = list(m.genres)
         if self.renderer is not None:
             metadata["duration"] = round(self.audio_seconds, 3)
             metadata["narrator"] = {"name": "Panelvox (synthetic speech)"}
@@ -187,8 +194,8 @@ def accessibility(*, audio: bool) -> dict[str, Any]:
         "hazard": ["unknown"],
         "summary": (
             "Each page's panels in reading order with the text of every balloon, caption and sound "
-            "effect and who speaks where Panelvox knows it, found by automatic analysis; the text may "
-            "hold recognition errors and uncertain speakers are not named."
+            "effect and who speaks it where Panelvox can tell, found by automatic analysis; the text may "
+            "hold recognition errors, and a speaker Panelvox guesses is marked 'probably'."
         ),
     }
 

@@ -1,5 +1,7 @@
 """EPUB 3: the HTML export's content as one XHTML document per page, a title page, a
-navigation document (contents and page list) and the package's accessibility metadata."""
+navigation document (contents and page list), the first page's picture as the cover, and the
+package's metadata: ComicInfo's (title, series and number, creators with their roles,
+publisher, summary, year, genres, languages) and what the text is (accessibility)."""
 
 from __future__ import annotations
 
@@ -58,9 +60,53 @@ def _nav(meta: BookMeta, pages: list[PageContent]) -> bytes:
     return _xhtml(meta, _("Contents"), body)
 
 
+#: MARC relator codes of the creator roles (https://id.loc.gov/vocabulary/relators)
+RELATORS = {
+    "author": "aut",
+    "penciler": "ill",
+    "inker": "ill",
+    "colorist": "clr",
+    "letterer": "ill",
+    "artist": "cov",  # ComicInfo's CoverArtist
+    "editor": "edt",
+}
+
+
+def _book_metadata(meta: BookMeta) -> str:
+    """ComicInfo's facts as the package's Dublin Core and EPUB 3 metadata."""
+    out: list[str] = []
+    for i, (role, name) in enumerate(meta.creators, 1):
+        element = "dc:contributor" if role == "editor" else "dc:creator"
+        out.append(f'<{element} id="creator{i}">{escape(name)}</{element}>')
+        out.append(
+            f'<meta refines="#creator{i}" property="role" scheme="marc:relators">{RELATORS[role]}</meta>'
+        )
+    if meta.publisher:
+        out.append(f"<dc:publisher>{escape(meta.publisher)}</dc:publisher>")
+    if meta.summary:
+        out.append(f"<dc:description>{escape(meta.summary)}</dc:description>")
+    if meta.year:
+        out.append(f"<dc:date>{meta.year:04d}</dc:date>")
+    out.extend(f"<dc:subject>{escape(genre)}</dc:subject>" for genre in meta.genres)
+    if meta.series:
+        out.append(f'<meta property="belongs-to-collection" id="series">{escape(meta.series)}</meta>')
+        out.append('<meta refines="#series" property="collection-type">series</meta>')
+        if meta.number and _position(meta.number):
+            out.append(f'<meta refines="#series" property="group-position">{escape(meta.number)}</meta>')
+    return "\n".join(out)
+
+
+def _position(number: str) -> bool:
+    """Whether a ComicInfo issue number is a group position (a number, "12" or "1.5")."""
+    try:
+        float(number)
+    except ValueError:
+        return False
+    return True
+
+
 def _opf(meta: BookMeta, pages: list[PageContent]) -> bytes:
     modified = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    creators = "\n".join(f"<dc:creator>{escape(name)}</dc:creator>" for _role, name in meta.creators)
     items = [
         '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>',
         '<item id="style" href="style.css" media-type="text/css"/>',
@@ -71,10 +117,14 @@ def _opf(meta: BookMeta, pages: list[PageContent]) -> bytes:
         items.append(
             f'<item id="p{p.number}" href="{_page_file(p.number)}" media-type="application/xhtml+xml"/>'
         )
+        # the first page is the cover (what a library's shelf shows for the book)
+        cover = ' properties="cover-image"' if p is pages[0] else ""
         items.append(
-            f'<item id="img{p.number}" href="images/page-{p.number:03d}.{p.extension}" media-type="{p.image_type}"/>'
+            f'<item id="img{p.number}" href="images/page-{p.number:03d}.{p.extension}" media-type="{p.image_type}"{cover}/>'
         )
         spine.append(f'<itemref idref="p{p.number}"/>')
+    # EPUB 2 reading systems find the cover by this (EPUB 3 by the item's property)
+    cover_meta = f'<meta name="cover" content="img{pages[0].number}"/>' if pages else ""
     direction = "rtl" if meta.direction.value != "ltr" else "ltr"
     # The publication is in the interface's language, and holds the book's lettering too.
     languages = "\n".join(
@@ -92,8 +142,9 @@ def _opf(meta: BookMeta, pages: list[PageContent]) -> bytes:
 <dc:identifier id="uid">{escape(meta.identifier)}</dc:identifier>
 <dc:title>{escape(meta.title)}</dc:title>
 {languages}
-{creators}
+{_book_metadata(meta)}
 <meta property="dcterms:modified">{modified}</meta>
+{cover_meta}
 <meta property="schema:accessMode">textual</meta>
 <meta property="schema:accessMode">visual</meta>
 <meta property="schema:accessModeSufficient">textual</meta>

@@ -58,24 +58,40 @@ def said_markup(text: str, words: str, language: str, interface: str | None = No
 
 
 def line_markup(line: Line) -> str:
-    """One utterance as a paragraph; captions, sounds and notices say what they are."""
+    """One utterance as a paragraph; captions, sounds and notices say what they are, once (a
+    title says "Title:", no "Caption:" before it). The narration's "Order unclear." is a
+    remark on the panel: a note of its own before the line, never inside its words."""
     utt = line.utterance
-    said = f'<span class="said">{said_markup(line.heard, utt.words, utt.language)}</span>'
+    heard = line.heard
+    said = f'<span class="said">{said_markup(heard, utt.words, utt.language)}</span>'
     classes = [line.kind.value] + (["uncertain"] if line.utterance.uncertain else [])
     label = ""
-    if line.kind is UtteranceKind.CAPTION:
-        # Translators: marks a caption box in an exported page (before its text).
-        label = f'<span class="kind">{escape(_("Caption:"))}</span> '
+    # Translators: marks a caption box in an exported page (before its text).
+    caption = _("Caption:")
+    if line.kind is UtteranceKind.CAPTION and not line.title and not heard.startswith(caption):
+        label = f'<span class="kind">{escape(caption)}</span> '
     elif line.kind is UtteranceKind.NOTICE:
         classes.append("notice")
-        # Translators: marks a remark of Panelvox itself in an exported page.
-        label = f'<span class="kind">{escape(_("Note:"))}</span> '
-    return f'<p class="{" ".join(classes)}">{label}{said}</p>'
+        label = f'<span class="kind">{escape(_note())}</span> '
+    out = f'<p class="{" ".join(classes)}">{label}{said}</p>'
+    if line.order_unclear:
+        # Translators: a note before the first line of an exported panel whose line order is a guess.
+        order = escape(_("The order of this panel's lines is a guess."))
+        out = f'<p class="notice order"><span class="kind">{escape(_note())}</span> {order}</p>\n' + out
+    return out
+
+
+def _note() -> str:
+    # Translators: marks a remark of Panelvox itself in an exported page.
+    return _("Note:")
 
 
 def section_markup(section: Section, page: int, index: int) -> str:
     """One panel (or the text outside the panels) under its heading; ``index`` keeps the
-    heading's id unique when a panel's lines come in two runs (text outside panels between)."""
+    heading's id unique when a panel's lines come in two runs (text outside panels between).
+
+    A panel is a heading and its lines, not a landmark: every page has a "Panel 1", and a
+    landmark's name must be unique in the document (the page is the landmark)."""
     if section.panel is None and not any(line.block for line in section.lines):
         return "\n".join(line_markup(line) for line in section.lines)  # the page's own notices
     title = (
@@ -90,11 +106,7 @@ def section_markup(section: Section, page: int, index: int) -> str:
         f'<p class="notice">{escape(_("No text."))}</p>'
     ]
     anchor = f"page-{page}-part-{index}"
-    return (
-        f'<section aria-labelledby="{anchor}">\n<h3 id="{anchor}">{escape(title)}</h3>\n'
-        + "\n".join(body)
-        + "\n</section>"
-    )
+    return f'<div class="panel">\n<h3 id="{anchor}">{escape(title)}</h3>\n' + "\n".join(body) + "\n</div>"
 
 
 def page_markup(page: PageContent, src: str) -> str:
@@ -123,6 +135,9 @@ def about_markup(meta: BookMeta) -> str:
         names = ", ".join(f"{name} ({role})" for role, name in meta.creators)
         # Translators: the creators of an exported book; {names} e.g. "Ann (author)".
         parts.append(f"<p>{escape(_('By {names}').format(names=names))}</p>")
+    if meta.publisher:
+        # Translators: the publisher line of an exported book.
+        parts.append(f"<p>{escape(_('Published by {name}').format(name=meta.publisher))}</p>")
     if meta.summary:
         parts.append(f"<p>{lang_span(meta.summary, detect_language(meta.summary))}</p>")
     parts.append(

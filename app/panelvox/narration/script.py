@@ -137,6 +137,12 @@ def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | Non
     return said_by(analysis, link) or _("someone")
 
 
+def order_cue() -> str:
+    """The words said before the first balloon of a panel whose balloon order is a guess."""
+    # Translators: a short cue before the first balloon of a panel whose balloon order is a guess.
+    return _("Order unclear.")
+
+
 def script_page(
     analysis: PageAnalysis,
     prefs: NarrationPrefs,
@@ -290,8 +296,7 @@ class _Builder:
             prefix = _("Panel {n}.").format(n=panel_no) + " "
         if first and self.order_unclear:
             flags.add(Flag.ORDER_UNCERTAIN)
-            # Translators: a short cue before the first balloon of a panel whose balloon order is a guess.
-            prefix += _("Order unclear.") + " "
+            prefix += order_cue() + " "
         self.first_in_panel = self.order_unclear = False
         self.out.append(
             Utterance(

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPushButton,
     QWidget,
@@ -81,8 +82,12 @@ class ExportDialog(QDialog):
         # Translators: label of the export format list (with its access key).
         form.addRow(_("&Format:"), self.format)
         form.addRow("", self.audio)
+        # The label is a widget with its buddy: a row given a layout, not a field, has no
+        # buddy, and Qt then shows the "&" instead of underlining the access key.
         # Translators: label of the export file box (with its access key).
-        form.addRow(_("&Save as:"), where)
+        self.path_label = QLabel(_("&Save as:"))
+        self.path_label.setBuddy(self.path)
+        form.addRow(self.path_label, where)
         form.addRow(buttons)
         self.format.currentIndexChanged.connect(self._format_changed)
         self._format_changed()

@@ -155,11 +155,17 @@ class FileBackend(SpeechBackend):
 
 
 def _engine_classes() -> list[type[PcmBackend]]:
+    """The engines that can write a book's audio, best first: the reading-aloud preference
+    (Piper's neural voice before espeak-ng), so a file gets the best installed voice."""
     # Imported here: the engines are siblings found by discovery, not dependencies of export.
-    from panelvox.speech.backends.piper_backend import PiperBackend
-    from panelvox.speech.backends.pyttsx3_backend import Pyttsx3Backend
+    from panelvox.speech.discovery import FALLBACK_ORDER, discover_backends
 
-    return [Pyttsx3Backend, PiperBackend]
+    classes = discover_backends()
+    return [
+        cls
+        for name in FALLBACK_ORDER
+        if (cls := classes.get(name)) is not None and issubclass(cls, PcmBackend)
+    ]
 
 
 def _first_engine() -> PcmBackend:
