@@ -41,8 +41,9 @@ def test_a_sure_name_is_exported_with_the_words_alone() -> None:
     blocks = _blocks(content)
     assert blocks[0]["text"] == {"plain": "Where is the train?", "language": "en"}
     assert blocks[0]["character"] == ["Kala"]
-    # "character 2" is the book's number for an unnamed person: which of them speaks is a guess
-    assert blocks[1]["character"] == ["probably character 2"]
+    # "Character 2" is the book's number for an unnamed person: it names nobody, so it is
+    # exported as the narration says it
+    assert blocks[1]["character"] == ["character 2"]
     assert blocks[0]["role"] == ["speechBubble"]
 
 

@@ -110,7 +110,8 @@ def _speaker_said(line: str) -> str | None:
 def test_bubbles_say_what_narrate_says_in_its_order(exported: Exported) -> None:
     """Every block's words, in order, end the line ``narrate --text`` says for it, and every
     bubble whose speaker the narration says carries it as ``character``: a name said plainly
-    as the name, anything else ("Probably Kala", "Character 2") marked as a guess."""
+    as the name, a guessed name marked as a guess ("probably Kala"), an unnamed person's
+    number as said ("character 2")."""
     guided = json.loads((exported.path("divina") / "guided.json").read_text(encoding="utf-8"))["guided"]
     said = _html_lines(exported.path("html").read_text(encoding="utf-8"))
     characters: list[str] = []
@@ -128,12 +129,10 @@ def test_bubbles_say_what_narrate_says_in_its_order(exported: Exported) -> None:
                 continue
             [character] = block["character"]
             characters.append(character)
-            if speaker.startswith("Probably ") or speaker.startswith("Character "):
-                guess = speaker.removeprefix("Probably ")
-                assert (
-                    character == f"probably {guess[:1].lower()}{guess[1:]}"
-                    or character == f"probably {guess}"
-                )
+            if speaker.startswith("Probably "):
+                assert character == f"probably {speaker.removeprefix('Probably ')}"
+            elif speaker.startswith("Character "):  # names nobody: as the narration says it
+                assert character.casefold() == speaker.casefold()
             else:
                 assert character == speaker  # a name the narration says plainly
     assert characters, "no bubble carries its speaker"

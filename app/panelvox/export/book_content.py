@@ -50,9 +50,9 @@ class Line:
     utterance: Utterance  # what ``narrate`` says (the reader's preferences, no panel numbers)
     words: str  # the block's words alone, as spoken (no speaker, no cue): Guided Navigation text
     #: who says it, as an export names the speaker the narration says: the name when the
-    #: narration says it plainly ("Kala"), else marked as Panelvox's guess ("probably Kala",
-    #: "probably character 2": which unnamed person of the book speaks is a guess too); None
-    #: where no speaker is said (captions, sounds, "someone")
+    #: narration says it plainly ("Kala"), a guessed name marked as a guess ("probably Kala"),
+    #: an unnamed person by the book's number as narrated ("Character 2": it asserts nobody);
+    #: None where no speaker is said (captions, sounds, "someone")
     character: str | None = None
     #: the page's title lettering ("Title: …"): it says what it is, no "Caption:" before it
     title: bool = False
@@ -185,11 +185,12 @@ def exported_character(utterance: Utterance, prefs: NarrationPrefs) -> str | Non
         or utterance.speaker_key in (None, NARRATOR, SOMEONE)
     ):
         return None  # the narration says no person for it
-    if utterance.speaker_name and Flag.SPEAKER_UNCERTAIN not in utterance.flags:
+    if not utterance.speaker_name:
+        return said  # "character 2" asserts nobody: said plainly, as the narration says it
+    if Flag.SPEAKER_UNCERTAIN not in utterance.flags:
         return utterance.speaker_name
-    # Translators: an exported balloon's speaker when Panelvox guesses it ("probably Kala",
-    # "probably character 2"): the name, or the book's number for an unnamed person.
-    return _("probably {name}").format(name=said)
+    # Translators: an exported balloon's speaker when Panelvox guesses the name ("probably Kala").
+    return _("probably {name}").format(name=utterance.speaker_name)
 
 
 def page_lines(analysis: PageAnalysis, prefs: NarrationPrefs) -> list[Line]:
