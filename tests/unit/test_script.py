@@ -32,12 +32,14 @@ from panelvox.narration.prefs import (
 from panelvox.narration.script import (
     Flag,
     group_by_unit,
+    join_sentences,
     page_voices,
     script_page,
     text_confidence,
     to_request,
     word_cued,
 )
+from panelvox.reader.page_outline import build_outline
 from panelvox.speech.backend import Capabilities, Priority, Voice
 
 
@@ -210,6 +212,23 @@ def test_order_cue_goes_to_the_first_line_heard() -> None:
     one = tuple(b for b in blocks if b.id != "b6")
     texts = [u.text for u in script_page(replace(a, blocks=one), no_sfx)]
     assert not any("Order unclear" in t for t in texts)
+
+
+def test_balloons_joined_in_one_item_are_sentences() -> None:
+    """A panel said as one item (a screen reader's list, one announcement) pauses between its
+    balloons: lettering without a closing mark ends with a full stop."""
+    assert join_sentences(["We help him", "Probably Chad Billow: Look sharp!"]) == (
+        "We help him. Probably Chad Billow: Look sharp!"
+    )
+    assert join_sentences(["Panel 2.", 'He said "hi"', "Yes?", "そんな借金なんて", "はい", ""]) == (
+        'Panel 2. He said "hi". Yes? そんな借金なんて。 はい'
+    )
+    a = replace(page(), blocks=tuple(replace(b, text=b.text.rstrip(".!?")) for b in page().blocks))
+    outline = build_outline(0, a, NarrationPrefs())
+    p1 = next(g for g in outline.panels if g.number == 1)
+    assert (
+        p1.text == "Panel 1. Meanwhile, in the valley. Steenie: Who are you. Probably the stranger: A friend"
+    )
 
 
 def test_empty_pages_say_so() -> None:

@@ -14,7 +14,7 @@ order is a guess says so in two words before its first balloon, not as a stop of
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from panelvox.i18n import _
@@ -389,6 +389,35 @@ def word_cued(utt: Utterance, prefs: NarrationPrefs) -> str:
     if utt.uncertain and prefs.uncertainty_cue is not UncertaintyCue.WORD:
         return _cue_word(utt.text)
     return utt.text
+
+
+#: what ends a sentence, so that the next utterance is heard as a new one; closing quotes and
+#: brackets after it still end it
+_SENTENCE_END = frozenset(".!?…:;。！？")
+_CLOSERS = frozenset("\"'’”)]」』）")
+
+
+def join_sentences(texts: Iterable[str]) -> str:
+    """Utterances said as one string (a screen reader's item, one announcement): each ends
+    as a sentence, so a speech engine pauses between them and a listener hears where one
+    balloon ends ("We help him. Probably Chad Billow: …", not "we help him Probably Chad
+    Billow"). Lettering without a closing mark gets a full stop, an ideographic one after
+    Japanese or Chinese."""
+    pieces = [t.strip() for t in texts]
+    pieces = [t for t in pieces if t]
+    out = []
+    for i, text in enumerate(pieces):
+        if i < len(pieces) - 1:
+            core = text.rstrip("".join(_CLOSERS))
+            if core and core[-1] not in _SENTENCE_END:
+                text += "。" if _ideographic(core[-1]) else "."
+        out.append(text)
+    return " ".join(out)
+
+
+def _ideographic(ch: str) -> bool:
+    """Kana, CJK ideographs and full-width forms: scripts whose sentences end with 。."""
+    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"
 
 
 def group_by_unit(utterances: Sequence[Utterance], unit: ReadingUnit) -> list[list[Utterance]]:
