@@ -29,6 +29,7 @@ from panelvox.model import (
     SpeakerReason,
 )
 from panelvox.narration.normalize import normalize_for_speech
+from panelvox.narration.order_cue import OrderCueModel
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
 from panelvox.speech.voices import VoiceManifest, VoiceStyle, build_request
@@ -43,6 +44,7 @@ class Flag:
 
     UNCERTAIN = "uncertain"  # the text itself is unsure (low OCR/detection confidence)
     SPEAKER_UNCERTAIN = "speaker-uncertain"
+    #: "Order unclear." is said with it (a panel's first line heard), or the page's panel notice
     ORDER_UNCERTAIN = "order-uncertain"
     UNREADABLE = "unreadable"  # a balloon was found but its text could not be read
 
@@ -109,6 +111,11 @@ def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
     return out
 
 
+def heard_in_panel(analysis: PageAnalysis, prefs: NarrationPrefs, panel_id: str) -> list[Balloon]:
+    """The blocks of a panel that are said, with ``prefs``'s kinds."""
+    return [b for b in analysis.blocks_of(panel_id) if prefs.hears(_KIND[b.kind])]
+
+
 def text_confidence(analysis: PageAnalysis, block: Balloon) -> float:
     """How sure the recognition is of a block's words: its least sure line.
 
@@ -142,14 +149,18 @@ def script_page(
     prefs: NarrationPrefs,
     *,
     unit: ReadingUnit | None = None,
+    order_cue: OrderCueModel | None = None,
 ) -> list[Utterance]:
     """The utterances of one page in reading order, shaped by ``prefs``.
 
     ``unit`` (default ``prefs.unit``) decides how often the panel number is repeated:
     reading balloon by balloon, each balloon says its panel; otherwise the first one does.
+    ``order_cue`` (default: the shipped model) decides which panels are said with "Order
+    unclear.".
     """
     unit = unit or prefs.unit
-    builder = _Builder(analysis, prefs, unit, speaker_labels(analysis))
+    cue = order_cue or OrderCueModel.shipped()
+    builder = _Builder(analysis, prefs, unit, speaker_labels(analysis), cue)
     return builder.build()
 
 
@@ -181,13 +192,14 @@ class _Builder:
     prefs: NarrationPrefs
     unit: ReadingUnit
     speakers: dict[str, str]
+    order_cue: OrderCueModel
     out: list[Utterance] = field(default_factory=list)
     first_in_panel: bool = False
     #: the panel just entered has its balloons in a guessed order (said with its first one)
     order_unclear: bool = False
 
     def build(self) -> list[Utterance]:
-        a, p = self.analysis, self.prefs
+        a = self.analysis
         for notice in a.notices:
             self.out.append(_notice(notice, priority=Priority.NEXT))
         if not a.blocks and _text_announced(a.notices):
@@ -201,7 +213,7 @@ class _Builder:
         if no_text:
             # Translators: spoken when panels were found but no lettering at all.
             self.out.append(_notice(_("No text was found on this page.")))
-        if any(pn.order_confidence < p.uncertainty_threshold for pn in a.panels):
+        if self.order_cue.panels_doubtful(a):
             self.out.append(
                 # Translators: spoken when the reading order of the panels is a guess.
                 _notice(_("The order of these panels is unclear."), flags=frozenset({Flag.ORDER_UNCERTAIN}))
@@ -230,10 +242,9 @@ class _Builder:
 
     # -- pieces ----------------------------------------------------------------------
     def _enter_panel(self, panel: Panel) -> None:
-        blocks = self.analysis.blocks_of(panel.id)
-        heard = [b for b in blocks if self.prefs.hears(_KIND[b.kind])]
-        threshold = self.prefs.uncertainty_threshold
-        self.order_unclear = len(heard) > 1 and any(b.order_confidence < threshold for b in heard)
+        heard = heard_in_panel(self.analysis, self.prefs, panel.id)
+        # said where the order is more likely wrong than right (a panel of one line heard has none)
+        self.order_unclear = len(heard) > 1 and self.order_cue.doubtful(self.analysis, panel.id)
         self.first_in_panel = True
 
     def _silent_panel(self, panel: Panel, number: Mapping[str, int]) -> None:
@@ -268,8 +279,6 @@ class _Builder:
             spoken = _("a balloon whose text could not be read")
         elif kind is not UtteranceKind.SFX and text_confidence(self.analysis, block) < p.text_threshold:
             flags.add(Flag.UNCERTAIN)
-        if block.order_confidence < p.uncertainty_threshold:
-            flags.add(Flag.ORDER_UNCERTAIN)
         speaker, key, link_conf = self._speaker(block)
         name = self._proper_name(block, kind, speaker)
         # "probably" qualifies a name; "character 2" asserts nobody, so it is said plainly
