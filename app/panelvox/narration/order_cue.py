@@ -4,7 +4,7 @@ is unclear."): cuts calibrated on the golden scripts. Pure.
 The order stage reads a panel's blocks by XY cuts and lowers its confidence where a cut
 needed the overlap tolerance or where no cut existed (a top-first fallback). Said at every
 low confidence, the cue came before panels whose balloons were in the right order far more
-often than not (issue 31: 8 times in 5 pages of one story; on the cib golden scripts 69
+often than not (issue 31: 8 times in 5 pages of one story; on the cib and cib-extra scripts 69
 checkable panels cued, 3 of them out of order, against 8 of 222 uncued ones), so it told the
 listener nothing. It is said where a panel's order is more likely wrong than right, as the
 words' cue is: where the least sure of the stage's decisions inside the panel is at or under
