@@ -7,7 +7,7 @@ order, speakers or names does not alter them. This runs the same eval with
 ``TextStage.read_lines`` remembered per page image (and recognition head) in a folder, so a
 second run takes a minute, and writes what a change won or broke line by line::
 
-    .venv/bin/python scripts/eval_script_cached.py OUT [--cache DIR] [--speakers]
+    .venv/bin/python scripts/eval_script_cached.py OUT [--cache DIR] [--speakers] [--dataset DIR]
 
 OUT/summary.json holds the script metrics (with ``--speakers`` also the characters and
 speakers stages and their metrics); OUT/misses.tsv one row per GT line not found (MISS),
@@ -31,6 +31,7 @@ from rapidfuzz import fuzz
 
 from panelvox.analysis import text_stage
 from panelvox.analysis.pipeline import default_stages
+from panelvox.eval.cue_calibration import cue_metrics, format_cue_report
 from panelvox.eval.loaders import load_dataset
 from panelvox.eval.page_scoring import heard_blocks
 from panelvox.eval.runner import EvalStage, run_eval
@@ -124,6 +125,9 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "panelvox-dev" / "read_lines")
     ap.add_argument("--speakers", action="store_true", help="run the characters and speakers stages too")
+    ap.add_argument(
+        "--dataset", default="cib", help="the golden scripts: cib, or a folder such as cib-extra's"
+    )
     args = ap.parse_args()
     os.environ.setdefault("PANELVOX_EVAL_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
     cache_text_reading(args.cache)
@@ -133,14 +137,17 @@ def main() -> None:
     def on_page(page: Any, _image: Any, pred: Any) -> None:
         rows.extend(misses(page, pred))
 
-    result = run_eval(load_dataset("cib"), EvalStage.SCRIPT, stages=stages, on_page=on_page)
+    result = run_eval(load_dataset(args.dataset), EvalStage.SCRIPT, stages=stages, on_page=on_page)
     agg = aggregate_scores(r.script for r in result.records if r.script is not None)
     summary = {k: v for k, v in agg.items() if not k.startswith("baseline.")}
+    cues = [r.cues for r in result.records if r.cues is not None]
+    summary |= cue_metrics(cues)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     (args.out / "misses.tsv").write_text("\n".join(rows) + "\n")
     keys = ("found_rate", "in_order_rate", "exact_rate", "kind_right_rate", "junk_rate")
     print(" ".join(f"{k[:-5]} {summary[k]:.3f}" for k in keys))
+    print(format_cue_report(cues))
     if args.speakers:
         said, right = summary["names_said"], summary["names_right"]
         print(

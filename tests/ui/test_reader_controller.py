@@ -62,11 +62,15 @@ def test_balloon_and_panel_moves(queue: SpeechQueue, spy: SpyBackend, book_path:
         "Page one panel two balloon two.",
     ]
     assert c.position == Position(0, 2, Level.PANEL)
-    # Right from a panel enters it at its first balloon.
+    # Right from a panel goes on at its second balloon: the first was said on landing there,
+    # and each balloon is heard once (it was said again before, in every panel).
     mark = len(heard(spy, queue))
     _step(c, Command.NEXT_BALLOON)
+    assert c.position == Position(0, 3, Level.BALLOON)
+    _step(c, Command.PREV_BALLOON)
     _step(c, Command.PREV_PANEL)
     assert heard_since(spy, queue, mark) == [
+        "Page one panel two balloon two.",
         "Page one panel two balloon one.",
         "Panel 1.",
         "Page one panel one balloon one.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -154,10 +155,11 @@ def test_resume_after_restart(qtbot: QtBot, spy: SpyBackend, tmp_path: Path) -> 
     qtbot.addWidget(again.window)
     try:
         _open(qtbot, again, book)
-        assert again.controller.position == Position(1, 0, Level.BALLOON)
-        qtbot.waitUntil(lambda: _heard(again, spy)[-1] == "Page two panel one balloon one.")
+        # Down entered panel 1 (its first balloon said), Right went on to its second
+        assert again.controller.position == Position(1, 1, Level.BALLOON)
+        qtbot.waitUntil(lambda: _heard(again, spy)[-1] == "Page two panel one balloon two.")
         assert "Test Book, 5 pages. Resuming at page 2 of 5." in _heard(again, spy)
-        assert again.window.tree.currentItem().text() == "Page two panel one balloon one."
+        assert again.window.tree.currentItem().text() == "Page two panel one balloon two."
     finally:
         again.close()
 
@@ -205,6 +207,20 @@ def test_describe_ask_help_zoom_contrast(
     assert "font-size" in reader.window.styleSheet() and reader.controller.settings.large_text
     _key(qtbot, reader, Qt.Key.Key_Plus, Qt.KeyboardModifier.ShiftModifier)
     assert _heard(reader, spy)[-1] == "Speech rate 110 percent."
+
+
+def test_large_text_widens_the_structure_pane(qtbot: QtBot, reader: Reader, tmp_path: Path) -> None:
+    """With large text the structure pane grows with the font (it stayed as wide as before,
+    a few words a line), and it never gets narrower than a line of words."""
+    _open(qtbot, reader, make_book(tmp_path / "Test Book.cbz"))
+    tree = reader.window.tree
+    qtbot.waitUntil(lambda: tree.width() > 0)
+    normal = tree.width()
+    reader.window.apply_appearance(replace(reader.controller.settings, large_text=True))
+    qtbot.waitUntil(lambda: tree.width() > normal)
+    assert tree.width() >= 1.4 * normal and tree.width() >= tree.minimumWidth()
+    reader.window.apply_appearance(replace(reader.controller.settings, large_text=False))
+    assert tree.minimumWidth() <= normal
 
 
 def test_settings_dialog_and_drop_and_bad_file(

@@ -74,3 +74,30 @@ def test_reliability_bins_and_the_report() -> None:
     assert "| words | 0.500 (2 of 4) | 1.000 (2 of 2) | 0.000 (0 of 2) |" in report
     assert "| 0.30–0.40 | 2 | 1.000 (2 of 2) |" in report
     assert math.isnan(cue_metrics([])["cue.cued_wrong"])
+
+
+def test_order_cues_counted_by_panel_and_page() -> None:
+    """A panel whose golden lines are heard out of order is wrong; one heard in order is not;
+    a panel of one heard block cannot be checked. A page is wrong when the lines go back to a
+    panel heard before."""
+    lines = [line("ONE"), line("TWO"), line("THREE"), line("FOUR"), line("FIVE"), line("SIX")]
+    heard = [
+        block("Two", panel="p1", order_cued=True),  # p1 heard out of order, and cued
+        block("One", panel="p1"),
+        block("Three", panel="p2", order_cued=True),  # p2 in order, but cued
+        block("Four", panel="p2"),
+        block("Five", panel="p3"),  # p3: one block heard, nothing to check
+        block("Six", panel="p4"),
+    ]
+    c = cues(lines, heard)
+    assert (c.order_panels, c.order_cued, c.order_cued_wrong, c.order_plain_wrong) == (2, 2, 1, 0)
+    assert c.order_said == 2
+    assert (c.order_pages, c.order_pages_cued, c.order_pages_plain_wrong) == (1, 0, 0)
+    m = cue_metrics([c])
+    assert m["cue.order_cued_wrong"] == 0.5 and math.isnan(m["cue.order_plain_wrong"])
+    # the page's panels out of order: lines of p1 after those of p2; said with the notice
+    back = [heard[2], heard[3], heard[1], heard[0], heard[4], heard[5]]
+    script = GoldenScript(page="p1", cast=CAST, lines=tuple(lines))
+    c = score_cues(script, back, score_script_page(script, back), panels_cued=True)
+    assert (c.order_pages, c.order_pages_cued, c.order_pages_cued_wrong) == (1, 1, 1)
+    assert "| a panel's balloons" in format_cue_report([c])

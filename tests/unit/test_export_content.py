@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
 from page_fixtures import exchange
 
 from panelvox.export.book_content import BookMeta, PageContent, export_prefs, page_lines, sections
 from panelvox.export.divina_export import DivinaWriter, fragment
 from panelvox.export.html_export import page_markup
 from panelvox.model import BalloonKind, BBox, Panel, ReadingDirection
+from panelvox.narration.order_cue import OrderCueModel
 from panelvox.narration.prefs import NarrationPrefs, Verbosity
 
 
@@ -72,7 +74,11 @@ def test_the_exports_keep_who_speaks_whatever_the_reader_hears() -> None:
     assert [line.character for line in page_lines(page, terse)] == [line.character for line in content.lines]
 
 
-def test_a_title_says_title_once_and_the_order_cue_is_a_note_outside_the_words() -> None:
+def test_a_title_says_title_once_and_the_order_cue_is_a_note_outside_the_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the shipped cue never fires (no cut qualified held out): one that always does
+    monkeypatch.setattr(OrderCueModel, "shipped", staticmethod(lambda: OrderCueModel(cut=1.0)))
     page = exchange("MYSTERIOUS TREASURE", "LATE AGAIN.")
     title = replace(page.blocks[0], kind=BalloonKind.CAPTION, title=True)
     unsure = replace(page.blocks[1], order_confidence=0.1)

@@ -6,6 +6,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from panelvox.analysis.order_stage import FALLBACK_CONFIDENCE
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -18,6 +21,9 @@ from panelvox.model import (
     SpeakerReason,
     TextLine,
 )
+from panelvox.narration import order_cue
+from panelvox.narration.order_cue import FEATURES as ORDER_FEATURES
+from panelvox.narration.order_cue import OrderCueModel, panel_features
 from panelvox.narration.overview import describe_here, page_overview, where_am_i
 from panelvox.narration.prefs import (
     NarrationPrefs,
@@ -32,12 +38,14 @@ from panelvox.narration.prefs import (
 from panelvox.narration.script import (
     Flag,
     group_by_unit,
+    join_sentences,
     page_voices,
     script_page,
     text_confidence,
     to_request,
     word_cued,
 )
+from panelvox.reader.page_outline import build_outline
 from panelvox.speech.backend import Capabilities, Priority, Voice
 
 
@@ -171,45 +179,118 @@ def test_character_voices_are_distinct_and_stable() -> None:
     assert off.voice is None and off.pitch == 1.0
 
 
+#: a hand-made order cue: doubtful where the stage fell back inside the panel (no clean cut),
+#: and of a page whose least sure panel's place is under one half
+DOUBTS_FALLBACKS = OrderCueModel(FALLBACK_CONFIDENCE, 0.45)
+
+
+def _column(a: PageAnalysis, panel: str) -> PageAnalysis:
+    """``a`` with ``panel``'s blocks stacked one under another, clean gutters between them."""
+    blocks, y = [], 0
+    for b in a.blocks:
+        if b.panel == panel:
+            b = replace(b, bbox=BBox(b.bbox.x0, y, b.bbox.x0 + 30, y + 20))
+            y += 30
+        blocks.append(b)
+    return replace(a, blocks=tuple(blocks))
+
+
 def test_order_uncertainty_and_notices_are_spoken() -> None:
     a = replace(
         page(),
         panels=(_panel("p1", 1, 0, conf=0.3), _panel("p2", 2, 100), _panel("p3", 3, 200)),
         notices=("Part of this page could not be analysed (text).",),
     )
-    utts = script_page(a, NarrationPrefs())
+    a = _column(_column(a, "p1"), "p3")  # the balloons of each panel in a clean column
+    utts = script_page(a, NarrationPrefs(), order_cue=DOUBTS_FALLBACKS)
     assert (
         utts[0].text == "Part of this page could not be analysed (text)."
         and utts[0].priority is Priority.NEXT
     )
     assert utts[1].text == "The order of these panels is unclear."
     assert Flag.ORDER_UNCERTAIN in utts[1].flags
-    blocks = tuple(replace(b, order_confidence=0.2) if b.id == "b3" else b for b in a.blocks)
-    utts = script_page(replace(a, blocks=blocks), NarrationPrefs())
+    assert not any("Order unclear" in u.text for u in utts)
+    assert not any(Flag.ORDER_UNCERTAIN in u.flags for u in utts if u.region.block)
+    # p1's balloons overlapping with no line between them: the stage fell back, the model doubts
+    utts = script_page(
+        _column(replace(page(), notices=a.notices), "p3"), NarrationPrefs(), order_cue=DOUBTS_FALLBACKS
+    )
     # a short cue in the panel's first line, not a stop of its own before the balloons
-    assert [u.text for u in utts][2:4] == [
+    assert [u.text for u in utts][1:3] == [
         "Order unclear. Meanwhile, in the valley.",
         "Steenie: Who are you?",
     ]
-    assert Flag.ORDER_UNCERTAIN in utts[2].flags
+    assert [Flag.ORDER_UNCERTAIN in u.flags for u in utts] == [False, True, False, False, False, False, False]
+    # the cue is said before the words, never inside them
+    assert utts[1].words == "Meanwhile, in the valley."
     steps = group_by_unit(utts, ReadingUnit.BALLOON)
-    assert [len(s) for s in steps] == [3, 1, 1, 1, 1, 1]  # page notices ride with the first balloon
-    full = script_page(replace(a, blocks=blocks), NarrationPrefs(verbosity=Verbosity.FULL))
-    assert full[2].text == "Panel 1. Order unclear. Caption: Meanwhile, in the valley."
+    assert [len(s) for s in steps] == [2, 1, 1, 1, 1, 1]  # page notices ride with the first balloon
+    full = script_page(
+        _column(page(), "p3"), NarrationPrefs(verbosity=Verbosity.FULL), order_cue=DOUBTS_FALLBACKS
+    )
+    assert full[0].text == "Panel 1. Order unclear. Caption: Meanwhile, in the valley."
 
 
 def test_order_cue_goes_to_the_first_line_heard() -> None:
     """A skipped first block hands the cue on; a panel with one line heard has no order to doubt."""
-    a = page()
-    blocks = tuple(replace(b, order_confidence=0.2) if b.id == "b5" else b for b in a.blocks)
-    texts = [u.text for u in script_page(replace(a, blocks=blocks), NarrationPrefs())]
+    a = _column(page(), "p1")
+    texts = [u.text for u in script_page(a, NarrationPrefs(), order_cue=DOUBTS_FALLBACKS)]
     assert "Order unclear. Sound: Krakoom!" in texts
     no_sfx = NarrationPrefs(kinds=frozenset(UtteranceKind) - {UtteranceKind.SFX})
-    texts = [u.text for u in script_page(replace(a, blocks=blocks), no_sfx)]
+    texts = [u.text for u in script_page(a, no_sfx, order_cue=DOUBTS_FALLBACKS)]
     assert "Order unclear. Steenie thinks: He lies." in texts
-    one = tuple(b for b in blocks if b.id != "b6")
-    texts = [u.text for u in script_page(replace(a, blocks=one), no_sfx)]
+    one = replace(a, blocks=tuple(b for b in a.blocks if b.id != "b6"))
+    texts = [u.text for u in script_page(one, no_sfx, order_cue=DOUBTS_FALLBACKS)]
     assert not any("Order unclear" in t for t in texts)
+
+
+def test_order_features_are_what_the_order_stage_decided() -> None:
+    """Overlapping balloons with no line between them are the stage's fallback; a clean
+    column is three sure cuts."""
+    a = page()
+    tangled = dict(zip(ORDER_FEATURES, panel_features(a, "p1"), strict=True))
+    assert tangled["blocks"] == 3 / 8 and tangled["captions"] == 1 / 3
+    assert tangled["inner_confidence"] == FALLBACK_CONFIDENCE and tangled["fallback_share"] == 1.0
+    clean = dict(zip(ORDER_FEATURES, panel_features(_column(a, "p1"), "p1"), strict=True))
+    assert clean["inner_confidence"] == 1.0 and clean["fallback_share"] == clean["tolerant_share"] == 0.0
+    low = replace(a, panels=(_panel("p1", 1, 0, conf=0.3), *a.panels[1:]))
+    assert dict(zip(ORDER_FEATURES, panel_features(low, "p1"), strict=True))["panel_confidence"] == 0.3
+
+
+def test_the_shipped_order_cue_is_quiet_where_the_stage_is_sure() -> None:
+    """The shipped cue never doubts a panel whose balloons the stage cut cleanly apart, and
+    its cut is the one its sha256 names."""
+    model = OrderCueModel.shipped()
+    clean = _column(_column(page(), "p1"), "p3")
+    assert not any("Order unclear" in u.text for u in script_page(clean, NarrationPrefs()))
+    assert not model.doubtful(clean, "p1")
+    data = json.loads((Path(order_cue.__file__).parent / order_cue.MODEL_FILE).read_text("utf-8"))
+    assert OrderCueModel.from_json(data) == model
+    assert data["command"].startswith("scripts/train_order_cue.py")
+    # a page's panels are doubted by the same rule: where the page's least sure place is
+    low = replace(clean, panels=(_panel("p1", 1, 0, conf=0.3), *clean.panels[1:]))
+    assert DOUBTS_FALLBACKS.panels_doubtful(low) and not DOUBTS_FALLBACKS.panels_doubtful(clean)
+    assert model.panels_doubtful(low) is (model.page_cut >= 0.3)
+    data["cut"] += 0.5
+    with pytest.raises(ValueError, match="sha256"):
+        OrderCueModel.from_json(data)
+
+
+def test_balloons_joined_in_one_item_are_sentences() -> None:
+    """A panel said as one item (a screen reader's list, one announcement) pauses between its
+    balloons: lettering without a closing mark ends with a full stop."""
+    assert join_sentences(["We help him", "Probably Chad Billow: Look sharp!"]) == (
+        "We help him. Probably Chad Billow: Look sharp!"
+    )
+    assert join_sentences(["Panel 2.", 'He said "hi"', "Yes?", "そんな借金なんて", "はい", ""]) == (
+        'Panel 2. He said "hi". Yes? そんな借金なんて。 はい'
+    )
+    a = replace(page(), blocks=tuple(replace(b, text=b.text.rstrip(".!?")) for b in page().blocks))
+    outline = build_outline(0, a, NarrationPrefs())
+    p1 = next(g for g in outline.panels if g.number == 1)
+    assert (
+        p1.text == "Panel 1. Meanwhile, in the valley. Steenie: Who are you. Probably the stranger: A friend"
+    )
 
 
 def test_empty_pages_say_so() -> None:

@@ -16,10 +16,20 @@ Reported: how often a cued line is wrong (the cue's precision), how often a plai
 wrong, how many wrong lines carry the cue (its recall), each for the words, the speaker and
 both; and the share of lines wrong by recognition confidence, the reliability table from
 which the text threshold is chosen.
+
+The order cues are counted the same way, per panel and per page. A panel's *order is
+wrong* when the golden lines heard in it (each at its first matched block) are not heard
+in the script's order; a panel is checkable when two or more of its blocks are heard and
+two or more golden lines are found in it, and it is *cued* when "Order unclear." is said
+before its first block. A page's *panel order is wrong* when the golden lines, in the
+script's order, go back to a panel heard before (each panel ranked where it is first
+heard); checkable with two or more panels holding found lines; cued when "The order of
+these panels is unclear." is said.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -56,6 +66,18 @@ class CueCounts:
     cued: int = 0
     cued_wrong: int = 0
     plain_wrong: int = 0
+    #: times "Order unclear." is said on the page, checkable or not
+    order_said: int = 0
+    #: checkable panels (see the module's docstring), said with "Order unclear." or not
+    order_panels: int = 0
+    order_cued: int = 0
+    order_cued_wrong: int = 0
+    order_plain_wrong: int = 0
+    #: checkable pages, said with "The order of these panels is unclear." or not
+    order_pages: int = 0
+    order_pages_cued: int = 0
+    order_pages_cued_wrong: int = 0
+    order_pages_plain_wrong: int = 0
     #: per bin of :data:`BIN_EDGES`: lines, and lines with wrong words
     bin_lines: tuple[int, ...] = (0,) * len(BIN_EDGES)
     bin_wrong: tuple[int, ...] = (0,) * len(BIN_EDGES)
@@ -85,8 +107,48 @@ def _bin(confidence: float) -> int:
     return next((i for i, edge in enumerate(BIN_EDGES) if confidence < edge), len(BIN_EDGES) - 1)
 
 
-def score_cues(script: GoldenScript, heard: Sequence[HeardBlock], score: ScriptPageScore) -> CueCounts:
-    """Cue counts of one page; ``score`` is the page's :func:`score_script_page` result."""
+def panel_order_wrong(
+    script: GoldenScript, heard: Sequence[HeardBlock], score: ScriptPageScore
+) -> dict[str, bool]:
+    """Panel id -> whether its golden lines are heard out of the script's order, for each
+    checkable panel (two or more heard blocks, two or more golden lines found in it)."""
+    heard_in: dict[str, int] = {}
+    for block in heard:
+        if block.panel is not None and normalize_text(block.text):
+            heard_in[block.panel] = heard_in.get(block.panel, 0) + 1
+    seen: dict[str, list[int]] = {}
+    for pos in score.positions:
+        if pos is not None and (panel := heard[pos].panel) is not None:
+            seen.setdefault(panel, []).append(pos)
+    return {
+        panel: any(b < a for a, b in itertools.pairwise(found))
+        for panel, found in seen.items()
+        if len(found) > 1 and heard_in.get(panel, 0) > 1
+    }
+
+
+def page_order_wrong(heard: Sequence[HeardBlock], score: ScriptPageScore) -> bool | None:
+    """Whether the golden lines go back to a panel heard before; None when fewer than two
+    panels hold found lines (nothing to check)."""
+    rank: dict[str, int] = {}
+    for block in heard:
+        if block.panel is not None:
+            rank.setdefault(block.panel, len(rank))
+    ranks = [rank[p] for pos in score.positions if pos is not None and (p := heard[pos].panel) is not None]
+    if len(set(ranks)) < 2:
+        return None
+    return any(b < a for a, b in itertools.pairwise(ranks))
+
+
+def score_cues(
+    script: GoldenScript,
+    heard: Sequence[HeardBlock],
+    score: ScriptPageScore,
+    *,
+    panels_cued: bool = False,
+) -> CueCounts:
+    """Cue counts of one page; ``score`` is the page's :func:`score_script_page` result;
+    ``panels_cued``: the page is said with "The order of these panels is unclear."."""
     lines = [line for line in script.lines if normalize_text(line.text)]
     texts = [normalize_text(line.text) for line in lines]
     first_line: dict[int, ScriptLine] = {}
@@ -134,6 +196,20 @@ def score_cues(script: GoldenScript, heard: Sequence[HeardBlock], score: ScriptP
         counts["cued"] += cued
         counts["cued_wrong"] += cued and wrong
         counts["plain_wrong"] += not cued and wrong
+    counts["order_said"] = sum(b.order_cued for b in heard)
+    cued_panels = {b.panel for b in heard if b.order_cued and b.panel is not None}
+    for panel, wrong in panel_order_wrong(script, heard, score).items():
+        cued = panel in cued_panels
+        counts["order_panels"] += 1
+        counts["order_cued"] += cued
+        counts["order_cued_wrong"] += cued and wrong
+        counts["order_plain_wrong"] += not cued and wrong
+    page_wrong = page_order_wrong(heard, score)
+    if page_wrong is not None:
+        counts["order_pages"] += 1
+        counts["order_pages_cued"] += panels_cued
+        counts["order_pages_cued_wrong"] += panels_cued and page_wrong
+        counts["order_pages_plain_wrong"] += not panels_cued and page_wrong
     return CueCounts(**counts, bin_lines=tuple(bin_lines), bin_wrong=tuple(bin_wrong))
 
 
@@ -151,6 +227,15 @@ def cue_metrics(counts: Iterable[CueCounts]) -> dict[str, float | int]:
         "cue.text_plain_wrong": _ratio(t.text_plain_wrong, t.lines - t.text_cued),
         "cue.speaker_cued_wrong": _ratio(t.speaker_cued_wrong, t.speaker_cued),
         "cue.speaker_plain_wrong": _ratio(t.speaker_plain_wrong, t.speaker_checked - t.speaker_cued),
+        "cue.order_said": t.order_said,
+        "cue.order_panels": t.order_panels,
+        "cue.order_cued": t.order_cued,
+        "cue.order_cued_wrong": _ratio(t.order_cued_wrong, t.order_cued),
+        "cue.order_plain_wrong": _ratio(t.order_plain_wrong, t.order_panels - t.order_cued),
+        "cue.order_pages": t.order_pages,
+        "cue.order_pages_cued": t.order_pages_cued,
+        "cue.order_pages_cued_wrong": _ratio(t.order_pages_cued_wrong, t.order_pages_cued),
+        "cue.order_pages_plain_wrong": _ratio(t.order_pages_plain_wrong, t.order_pages - t.order_pages_cued),
     }
 
 
@@ -174,6 +259,20 @@ def format_cue_report(counts: Iterable[CueCounts]) -> str:
         f"| {_rate(t.speaker_cued_wrong, t.speaker_cued)} "
         f"| {_rate(t.speaker_plain_wrong, t.speaker_checked - t.speaker_cued)} "
         f"| {_rate(t.speaker_cued_wrong, t.speaker_cued_wrong + t.speaker_plain_wrong)} |",
+        "",
+        "| order (checkable) | said with a cue | cued and wrong | plain and wrong | wrong ones that had the cue |",
+        "|---|---:|---:|---:|---:|",
+        f'| a panel\'s balloons, "Order unclear." ({t.order_panels}) | {_rate(t.order_cued, t.order_panels)} '
+        f"| {_rate(t.order_cued_wrong, t.order_cued)} "
+        f"| {_rate(t.order_plain_wrong, t.order_panels - t.order_cued)} "
+        f"| {_rate(t.order_cued_wrong, t.order_cued_wrong + t.order_plain_wrong)} |",
+        f'| a page\'s panels, "The order of these panels is unclear." ({t.order_pages}) '
+        f"| {_rate(t.order_pages_cued, t.order_pages)} "
+        f"| {_rate(t.order_pages_cued_wrong, t.order_pages_cued)} "
+        f"| {_rate(t.order_pages_plain_wrong, t.order_pages - t.order_pages_cued)} "
+        f"| {_rate(t.order_pages_cued_wrong, t.order_pages_cued_wrong + t.order_pages_plain_wrong)} |",
+        "",
+        f'"Order unclear." said {t.order_said} times in all (checkable panels or not).',
         "",
         "| recognition confidence (least sure line) | lines | words wrong |",
         "|---|---:|---:|",

@@ -27,6 +27,7 @@ from panelvox.eval.ground_truth import Fact, GTPage, TextLevel
 from panelvox.eval.metrics import Counts, OcrCounts, match_boxes, matched_order, ocr_counts, order_score
 from panelvox.eval.script_metrics import HeardBlock, ScriptPageScore, score_script_page
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel
+from panelvox.narration.order_cue import OrderCueModel
 from panelvox.narration.prefs import NarrationPrefs
 from panelvox.narration.script import Flag, script_page, text_confidence
 
@@ -122,10 +123,14 @@ def predicted_text_units(page: GTPage, pred: PageAnalysis) -> list[tuple[BBox, s
     return [(b.bbox, b.text, b.order, b.confidence) for b in pred.blocks]
 
 
-def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> list[HeardBlock]:
+def heard_blocks(
+    pred: PageAnalysis, prefs: NarrationPrefs | None = None, *, order_cue: OrderCueModel | None = None
+) -> list[HeardBlock]:
     """What the listener hears of each block, in reading order: its text and kind, its speaker
-    (the page JSON's id) and the name said before it, and the cues, as the narration says it."""
-    said = {u.region.block: u for u in script_page(pred, prefs or NarrationPrefs()) if u.region.block}
+    (the page JSON's id) and the name said before it, and the cues, as the narration says it
+    (``order_cue``: the model that decides "Order unclear.", default the shipped one)."""
+    utterances = script_page(pred, prefs or NarrationPrefs(), order_cue=order_cue)
+    said = {u.region.block: u for u in utterances if u.region.block}
     persons = {c.id: c.person for c in pred.characters if c.person is not None}
     out = []
     for b in pred.blocks_in_order():
@@ -137,8 +142,31 @@ def heard_blocks(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> lis
         speaker = link.character if link else None
         person = persons.get(speaker) if speaker is not None else None
         confidence = text_confidence(pred, b)
-        out.append(HeardBlock(b.id, b.text, b.kind.value, speaker, name, guess, unsure, confidence, person))
+        order_cued = utt is not None and Flag.ORDER_UNCERTAIN in utt.flags
+        out.append(
+            HeardBlock(
+                b.id,
+                b.text,
+                b.kind.value,
+                speaker,
+                name,
+                guess,
+                unsure,
+                confidence,
+                person,
+                b.panel,
+                order_cued,
+            )
+        )
     return out
+
+
+def panels_cued(pred: PageAnalysis, prefs: NarrationPrefs | None = None) -> bool:
+    """Whether the page is said with "The order of these panels is unclear."."""
+    return any(
+        u.region.block is None and Flag.ORDER_UNCERTAIN in u.flags
+        for u in script_page(pred, prefs or NarrationPrefs())
+    )
 
 
 def _spoken_texts(pred: PageAnalysis) -> list[str]:
@@ -273,7 +301,7 @@ def score_page(
     if Group.SCRIPT in groups and page.script is not None:
         heard = heard_blocks(pred)
         script = replace(score_script_page(page.script, heard), page_id=page.page_id)
-        cues = score_cues(page.script, heard, script)
+        cues = score_cues(page.script, heard, script, panels_cued=panels_cued(pred))
     return PageRecord(
         page_id=page.page_id,
         seconds=seconds,

@@ -111,6 +111,10 @@ class HeardBlock:
     confidence: float = 1.0
     #: the speaker's person of the book (the page JSON's ``person``); None when not known
     person: str | None = None
+    #: the panel the block is read in (the page JSON's ``panel``); None outside every panel
+    panel: str | None = None
+    #: "Order unclear." is said before this block (the first heard of a panel in doubt)
+    order_cued: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in HEARD_KINDS:

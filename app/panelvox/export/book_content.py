@@ -27,7 +27,7 @@ from panelvox.i18n import _
 from panelvox.model import BBox, PageAnalysis, ReadingDirection
 from panelvox.narration.overview import page_overview
 from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue, UtteranceKind
-from panelvox.narration.script import NARRATOR, SOMEONE, Flag, Utterance, order_cue, script_page
+from panelvox.narration.script import NARRATOR, SOMEONE, Flag, Utterance, order_cue_words, script_page
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +61,13 @@ class Line:
     def order_unclear(self) -> bool:
         """The narration says "Order unclear." before this line: a remark on the panel, which
         an export writes apart from the line, never inside its words."""
-        return self.utterance.text.startswith(order_cue())
+        return self.utterance.text.startswith(order_cue_words())
 
     @property
     def heard(self) -> str:
         """The line as the narration says it, less the order cue (:attr:`order_unclear`)."""
         text = self.utterance.text
-        return text[len(order_cue()) :].lstrip() if self.order_unclear else text
+        return text[len(order_cue_words()) :].lstrip() if self.order_unclear else text
 
     @property
     def kind(self) -> UtteranceKind:

@@ -60,7 +60,8 @@ class NarrationPrefs:
     pitch: float = 1.0
     volume: float = 1.0
     uncertainty_cue: UncertaintyCue = UncertaintyCue.WORD
-    #: confidence below which speakers ("probably") and balloon order are said as guesses
+    #: confidence below which a speaker's name is said as a guess ("probably"); the order
+    #: cues follow their own calibrated cuts (:mod:`panelvox.narration.order_cue`)
     uncertainty_threshold: float = 0.5
     #: recognition confidence (a block's least sure line) below which its words get the cue:
     #: where, on the cib golden scripts, a line is wrong at least as often as right (below

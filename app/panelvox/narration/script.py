@@ -14,7 +14,7 @@ order is a guess says so in two words before its first balloon, not as a stop of
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from panelvox.i18n import _
@@ -29,6 +29,7 @@ from panelvox.model import (
     SpeakerReason,
 )
 from panelvox.narration.normalize import normalize_for_speech
+from panelvox.narration.order_cue import OrderCueModel
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit, UncertaintyCue, UtteranceKind, Verbosity
 from panelvox.speech.backend import Capabilities, Priority, SpeechRequest
 from panelvox.speech.voices import VoiceManifest, VoiceStyle, build_request
@@ -43,6 +44,7 @@ class Flag:
 
     UNCERTAIN = "uncertain"  # the text itself is unsure (low OCR/detection confidence)
     SPEAKER_UNCERTAIN = "speaker-uncertain"
+    #: "Order unclear." is said with it (a panel's first line heard), or the page's panel notice
     ORDER_UNCERTAIN = "order-uncertain"
     UNREADABLE = "unreadable"  # a balloon was found but its text could not be read
 
@@ -109,6 +111,11 @@ def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
     return out
 
 
+def heard_in_panel(analysis: PageAnalysis, prefs: NarrationPrefs, panel_id: str) -> list[Balloon]:
+    """The blocks of a panel that are said, with ``prefs``'s kinds."""
+    return [b for b in analysis.blocks_of(panel_id) if prefs.hears(_KIND[b.kind])]
+
+
 def text_confidence(analysis: PageAnalysis, block: Balloon) -> float:
     """How sure the recognition is of a block's words: its least sure line.
 
@@ -137,7 +144,7 @@ def speaker_label(analysis: PageAnalysis, link: SpeakerLink | None) -> str | Non
     return said_by(analysis, link) or _("someone")
 
 
-def order_cue() -> str:
+def order_cue_words() -> str:
     """The words said before the first balloon of a panel whose balloon order is a guess."""
     # Translators: a short cue before the first balloon of a panel whose balloon order is a guess.
     return _("Order unclear.")
@@ -148,14 +155,18 @@ def script_page(
     prefs: NarrationPrefs,
     *,
     unit: ReadingUnit | None = None,
+    order_cue: OrderCueModel | None = None,
 ) -> list[Utterance]:
     """The utterances of one page in reading order, shaped by ``prefs``.
 
     ``unit`` (default ``prefs.unit``) decides how often the panel number is repeated:
     reading balloon by balloon, each balloon says its panel; otherwise the first one does.
+    ``order_cue`` (default: the shipped model) decides which panels are said with "Order
+    unclear.".
     """
     unit = unit or prefs.unit
-    builder = _Builder(analysis, prefs, unit, speaker_labels(analysis))
+    cue = order_cue or OrderCueModel.shipped()
+    builder = _Builder(analysis, prefs, unit, speaker_labels(analysis), cue)
     return builder.build()
 
 
@@ -187,13 +198,14 @@ class _Builder:
     prefs: NarrationPrefs
     unit: ReadingUnit
     speakers: dict[str, str]
+    order_cue: OrderCueModel
     out: list[Utterance] = field(default_factory=list)
     first_in_panel: bool = False
     #: the panel just entered has its balloons in a guessed order (said with its first one)
     order_unclear: bool = False
 
     def build(self) -> list[Utterance]:
-        a, p = self.analysis, self.prefs
+        a = self.analysis
         for notice in a.notices:
             self.out.append(_notice(notice, priority=Priority.NEXT))
         if not a.blocks and _text_announced(a.notices):
@@ -207,7 +219,7 @@ class _Builder:
         if no_text:
             # Translators: spoken when panels were found but no lettering at all.
             self.out.append(_notice(_("No text was found on this page.")))
-        if any(pn.order_confidence < p.uncertainty_threshold for pn in a.panels):
+        if self.order_cue.panels_doubtful(a):
             self.out.append(
                 # Translators: spoken when the reading order of the panels is a guess.
                 _notice(_("The order of these panels is unclear."), flags=frozenset({Flag.ORDER_UNCERTAIN}))
@@ -236,10 +248,9 @@ class _Builder:
 
     # -- pieces ----------------------------------------------------------------------
     def _enter_panel(self, panel: Panel) -> None:
-        blocks = self.analysis.blocks_of(panel.id)
-        heard = [b for b in blocks if self.prefs.hears(_KIND[b.kind])]
-        threshold = self.prefs.uncertainty_threshold
-        self.order_unclear = len(heard) > 1 and any(b.order_confidence < threshold for b in heard)
+        heard = heard_in_panel(self.analysis, self.prefs, panel.id)
+        # said where the order is more likely wrong than right (a panel of one line heard has none)
+        self.order_unclear = len(heard) > 1 and self.order_cue.doubtful(self.analysis, panel.id)
         self.first_in_panel = True
 
     def _silent_panel(self, panel: Panel, number: Mapping[str, int]) -> None:
@@ -274,8 +285,6 @@ class _Builder:
             spoken = _("a balloon whose text could not be read")
         elif kind is not UtteranceKind.SFX and text_confidence(self.analysis, block) < p.text_threshold:
             flags.add(Flag.UNCERTAIN)
-        if block.order_confidence < p.uncertainty_threshold:
-            flags.add(Flag.ORDER_UNCERTAIN)
         speaker, key, link_conf = self._speaker(block)
         name = self._proper_name(block, kind, speaker)
         # "probably" qualifies a name; "character 2" asserts nobody, so it is said plainly
@@ -296,7 +305,7 @@ class _Builder:
             prefix = _("Panel {n}.").format(n=panel_no) + " "
         if first and self.order_unclear:
             flags.add(Flag.ORDER_UNCERTAIN)
-            prefix += order_cue() + " "
+            prefix += order_cue_words() + " "
         self.first_in_panel = self.order_unclear = False
         self.out.append(
             Utterance(
@@ -394,6 +403,35 @@ def word_cued(utt: Utterance, prefs: NarrationPrefs) -> str:
     if utt.uncertain and prefs.uncertainty_cue is not UncertaintyCue.WORD:
         return _cue_word(utt.text)
     return utt.text
+
+
+#: what ends a sentence, so that the next utterance is heard as a new one; closing quotes and
+#: brackets after it still end it
+_SENTENCE_END = frozenset(".!?…:;。！？")
+_CLOSERS = frozenset("\"'’”)]」』）")
+
+
+def join_sentences(texts: Iterable[str]) -> str:
+    """Utterances said as one string (a screen reader's item, one announcement): each ends
+    as a sentence, so a speech engine pauses between them and a listener hears where one
+    balloon ends ("We help him. Probably Chad Billow: …", not "we help him Probably Chad
+    Billow"). Lettering without a closing mark gets a full stop, an ideographic one after
+    Japanese or Chinese."""
+    pieces = [t.strip() for t in texts]
+    pieces = [t for t in pieces if t]
+    out = []
+    for i, text in enumerate(pieces):
+        if i < len(pieces) - 1:
+            core = text.rstrip("".join(_CLOSERS))
+            if core and core[-1] not in _SENTENCE_END:
+                text += "。" if _ideographic(core[-1]) else "."
+        out.append(text)
+    return " ".join(out)
+
+
+def _ideographic(ch: str) -> bool:
+    """Kana, CJK ideographs and full-width forms: scripts whose sentences end with 。."""
+    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"
 
 
 def group_by_unit(utterances: Sequence[Utterance], unit: ReadingUnit) -> list[list[Utterance]]:

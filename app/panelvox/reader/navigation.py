@@ -1,7 +1,9 @@
 """Where each move goes: pure functions of the position, the pages' outlines and the page count.
 
 Page level (step -1) is the page heading; a panel position is its first step at PANEL
-level ("next balloon" from there enters the panel at that step); balloon moves run across
+level, and landing there says the panel's label and its balloons from the first, so "next
+balloon" from there goes on at the panel's second step: the first was just heard, and
+saying it again was the repeat a listener met in every panel; balloon moves run across
 page ends, so reading goes on past an empty or unreadable page.
 """
 
@@ -35,7 +37,7 @@ def next_balloon(pos: Position, outlines: Outlines, page_count: int) -> Target:
     outline = outlines(pos.page)
     if _inside_unknown(outline):
         return Edge.NOT_READY
-    target = pos.step if pos.level is Level.PANEL else pos.step + 1
+    target = pos.step + 1  # from a panel too: its first balloon was said on landing there
     if target < len(outline.steps):
         return Position(pos.page, target, Level.BALLOON)
     return next_page(pos, outlines, page_count)

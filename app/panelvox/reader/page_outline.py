@@ -12,7 +12,7 @@ from panelvox.i18n import _
 from panelvox.model import BBox, PageAnalysis
 from panelvox.narration.overview import page_overview
 from panelvox.narration.prefs import NarrationPrefs, ReadingUnit
-from panelvox.narration.script import Utterance, group_by_unit, script_page
+from panelvox.narration.script import Utterance, group_by_unit, join_sentences, script_page
 from panelvox.reader.position import page_number
 
 
@@ -26,7 +26,7 @@ class Step:
 
     @property
     def text(self) -> str:
-        return " ".join(u.text for u in self.utterances)
+        return join_sentences(u.text for u in self.utterances)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +98,7 @@ def build_outline(index: int, analysis: PageAnalysis, prefs: NarrationPrefs) -> 
             panel_id = steps[start].panel
             panel = analysis.panel(panel_id) if panel_id else None
             number = numbers.get(panel_id) if panel_id else None
-            text = " ".join(s.text for s in steps[start:i])
+            text = join_sentences(s.text for s in steps[start:i])
             label = ""
             if number is not None:
                 # Translators: said before a panel's content when moving by panel.
@@ -106,7 +106,7 @@ def build_outline(index: int, analysis: PageAnalysis, prefs: NarrationPrefs) -> 
                 if text.startswith(label):
                     label = ""
             bbox = panel.bbox if panel is not None else steps[start].bbox
-            text = f"{label} {text}".strip()
+            text = join_sentences((label, text))
             groups.append(PanelGroup(panel_id, number, start, i - 1, bbox, label, text))
             start = i
     return PageOutline(

@@ -25,7 +25,7 @@ from panelvox.models.registry import ModelRegistry
 from panelvox.names.stores import NameStore
 from panelvox.narration.describe import DescribeConfig
 from panelvox.narration.prefs import NarrationPrefs
-from panelvox.narration.script import Utterance, word_cued
+from panelvox.narration.script import Utterance, join_sentences, word_cued
 from panelvox.pages import PageService, PageSource
 from panelvox.reader import navigation
 from panelvox.reader import position_words as words
@@ -250,7 +250,7 @@ class ReaderController:
 
     def position_text(self, position: Position | None = None) -> str:
         """``position``'s accessible name; a screen reader reads it, so any cue is the word."""
-        return " ".join(word_cued(u, self.prefs) for u in self.position_utterances(position))
+        return join_sentences(word_cued(u, self.prefs) for u in self.position_utterances(position))
 
     # -- moves -------------------------------------------------------------------------
     def _move(self, pos: Position) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from panelvox.i18n import _
-from panelvox.narration.script import Utterance, page_voices, to_request, word_cued
+from panelvox.narration.script import Utterance, join_sentences, page_voices, to_request, word_cued
 from panelvox.reader.listener import message
 from panelvox.reader.page_outline import PageOutline
 from panelvox.reader.preferences import Preferences
@@ -72,7 +72,7 @@ class ReaderSpeech:
         if move and self.moves_by_focus:
             return
         prefs = self.preferences.prefs
-        text = " ".join(word_cued(u, prefs) for u in utterances)
+        text = join_sentences(word_cued(u, prefs) for u in utterances)
         if self.moves_by_focus and on_done is None and text and self._announce(text):
             return
         caps = self.queue.backend.capabilities

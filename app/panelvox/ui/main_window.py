@@ -18,6 +18,8 @@ from PySide6.QtGui import (
     QCloseEvent,
     QDragEnterEvent,
     QDropEvent,
+    QFont,
+    QFontMetrics,
     QKeyEvent,
     QKeySequence,
 )
@@ -43,7 +45,7 @@ from panelvox.ui.announcer import Announcer, install_notification_role
 from panelvox.ui.job_thread import JobThread, PageImage, Work
 from panelvox.ui.page_view import PageView
 from panelvox.ui.structure_view import StructureView
-from panelvox.ui.theme import stylesheet, theme_for
+from panelvox.ui.theme import point_size, stylesheet, theme_for
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,8 @@ _VIEW_COMMANDS = frozenset(
 )
 #: Commands whose work runs on the describe thread (started on first use: most readers never add a model).
 _DESCRIBE_COMMANDS = frozenset({Command.DESCRIBE, Command.ASK})
+#: the structure pane's least width, in average characters of the window's text
+_STRUCTURE_CHARS = 30
 BOOK_FILTER = "*.cbz *.cbr *.cb7 *.cbt *.zip *.rar *.7z *.tar *.pdf"
 #: where messages go to the screen reader through AT-SPI (Orca); elsewhere accessible-output2
 #: already hands them to NVDA, JAWS or VoiceOver itself
@@ -456,6 +460,11 @@ class MainWindow(QMainWindow):
         )
         self.page_view.set_theme(theme)
         self.page_view.set_zoom(settings.zoom)
+        # The structure pane keeps room for a line of words at the text's size: with large
+        # text it grows with the font instead of wrapping every balloon to a few words.
+        font = QFont(self.tree.font())
+        font.setPointSizeF(point_size(large_text=settings.large_text, base_point_size=self._base_point_size))
+        self.tree.setMinimumWidth(QFontMetrics(font).averageCharWidth() * _STRUCTURE_CHARS)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.controller.interrupt()

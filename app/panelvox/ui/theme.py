@@ -77,9 +77,14 @@ def contrast_ratio(a: str, b: str) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
+def point_size(*, large_text: bool, base_point_size: float) -> float:
+    """The text size of the window: large text doubles the size the system asked for."""
+    return round(base_point_size * (2.0 if large_text else 1.0), 1)
+
+
 def stylesheet(theme: Theme, *, large_text: bool, base_point_size: float) -> str:
     """A Qt style sheet; large text doubles the size the system asked for (system scaling kept)."""
-    size = round(base_point_size * (2.0 if large_text else 1.0), 1)
+    size = point_size(large_text=large_text, base_point_size=base_point_size)
     return f"""
 QWidget {{ background: {theme.background}; color: {theme.text}; font-size: {size}pt; }}
 QTreeView::item:selected, QListView::item:selected, QMenu::item:selected {{
