@@ -4,9 +4,13 @@ are handed to it (never spoken beside it by Panelvox's own voice); without one, 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAccessible
+from pytestqt.qtbot import QtBot
 from reader_fixtures import cheap_analyzer, heard, heard_since
 
 from panelvox.reader.first_launch import welcome_once, welcome_text
@@ -15,6 +19,7 @@ from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.reader.screen_reader_pace import ScreenReaderPace, orca_rate, rate_factor
 from panelvox.speech.backends.spy_backend import SpyBackend
 from panelvox.speech.queue import SpeechQueue
+from panelvox.ui.reader_app import Reader, build_reader
 
 
 class ScreenReaderView(ReaderListener):
@@ -147,3 +152,65 @@ def test_the_pace_follows_orcas_rate(tmp_path: Path) -> None:
     assert faster.seconds("x" * 60) < ScreenReaderPace().seconds("x" * 60)
     (tmp_path / "user-settings.conf").write_text("{not json", encoding="utf-8")
     assert orca_rate(tmp_path) == 50
+
+
+@pytest.fixture
+def screen_reader_window(qtbot: QtBot, spy: SpyBackend) -> Iterator[Reader]:
+    """The window as a screen reader sees it: AT-SPI on, a screen reader running."""
+    was = QAccessible.isActive()
+    QAccessible.setActive(True)
+    r = build_reader(
+        backends=[spy], analyzer_factory=cheap_analyzer, screen_reader=True, persist_settings=False
+    )
+    r.controller.voice.pace = ScreenReaderPace(chars_per_second=1000.0)  # a fast listener: a short test
+    qtbot.addWidget(r.window)
+    r.window.show()
+    r.window.activateWindow()
+    qtbot.waitUntil(r.window.isActiveWindow)
+    r.window.tree.setFocus()
+    yield r
+    r.close()
+    QAccessible.setActive(was)
+
+
+def test_the_window_reads_all_by_moving_the_focus_and_answers_after_it(
+    qtbot: QtBot, screen_reader_window: Reader, spy: SpyBackend, book_path: Path
+) -> None:
+    r = screen_reader_window
+    assert r.window.open_path(book_path)
+    qtbot.waitUntil(lambda: r.controller.outline(0).ready and r.window.tree.count() > 1, timeout=10_000)
+    qtbot.waitUntil(lambda: r.window.announcer.text.startswith("Test Book, 5 pages."))  # the opening words
+    seen: list[str] = []
+    tree_select = r.window.tree.select
+
+    def select(pos: Position) -> None:  # each item the focus lands on, as the screen reader hears it
+        tree_select(pos)
+        item = r.window.tree.currentItem()
+        seen.append(item.text() if item is not None and r.window.tree.hasFocus() else "")
+
+    r.window.tree.select = select  # type: ignore[method-assign]
+    qtbot.keyClick(r.window.tree, Qt.Key.Key_Space)
+    assert r.window.announcer.text == "Page 1: 2 panels, 4 balloons."  # the focused item, announced
+    qtbot.waitUntil(lambda: r.controller.position.page == 1, timeout=10_000)  # the page turn, read on
+    assert seen[:4] == [
+        "Page one panel one balloon one.",
+        "Page one panel one balloon two.",
+        "Page one panel two balloon one.",
+        "Page one panel two balloon two.",
+    ]
+    assert r.window.tree.hasFocus()
+    qtbot.keyClick(r.window.tree, Qt.Key.Key_Space)  # stops
+    assert not r.controller.saying_all
+    assert spy.texts() == []  # nothing in Panelvox's own voice beside the screen reader
+    qtbot.keyClick(r.window.tree, Qt.Key.Key_Q)
+    dialog = r.window.ask_dialog
+    assert dialog is not None
+    dialog.setTextValue("How many balloons?")
+    dialog.accept()
+    answer = "4. From balloons 1, 2, 3 and 1 more."
+    # while the dialog is in front it waits, and is said once the window is back (the window
+    # manager activates it; offscreen, the test does)
+    qtbot.waitUntil(lambda: answer in r.window._unsaid or r.window.announcer.text == answer, timeout=10_000)
+    r.window.activateWindow()
+    qtbot.waitUntil(lambda: r.window.announcer.text == answer, timeout=10_000)
+    assert spy.texts() == []
