@@ -18,6 +18,7 @@ from panelvox.reader.position import Level, Position
 from panelvox.reader.reader_controller import ReaderController, ReaderListener
 from panelvox.reader.screen_reader_pace import ScreenReaderPace, orca_rate, rate_factor
 from panelvox.speech.backends.spy_backend import SpyBackend
+from panelvox.speech.language_voices import LanguageVoices
 from panelvox.speech.queue import SpeechQueue
 from panelvox.ui.reader_app import Reader, build_reader
 
@@ -214,3 +215,28 @@ def test_the_window_reads_all_by_moving_the_focus_and_answers_after_it(
     r.window.activateWindow()
     qtbot.waitUntil(lambda: r.window.announcer.text == answer, timeout=10_000)
     assert spy.texts() == []
+
+
+def test_lettering_the_screen_reader_cannot_say_stays_with_panelvox_voices(book_path: Path) -> None:
+    """Orca gives a list item no language: Japanese handed to an espeak-ng speech server would be
+    spelled "Japanese letter". Such a stop is said by Panelvox (its Japanese voice, or once that
+    none is installed); the stops in the server's languages still go to the screen reader."""
+    english_only = SpyBackend(languages=("en",))
+    japanese = SpyBackend(languages=("ja",))
+    languages = LanguageVoices({"ja": [japanese]}, interface="en")
+    clock = Clock()
+    with SpeechQueue([english_only], languages=languages) as queue:
+        c = ReaderController(
+            queue, cheap_analyzer(), persist_settings=False, moves_by_focus=True, later=clock.later
+        )
+        view = c.listener = ScreenReaderView()
+        c.open(book_path)
+        c.analyze_pending()
+        view.handed.clear()
+        c.say_message("そんな借金なんて!")
+        queue.wait_idle(5)
+        c.say_message("Page 1.")
+        queue.wait_idle(5)
+        assert [h[2] for h in view.handed] == ["Page 1."]
+        assert japanese.texts() == ["そんな借金なんて!"]
+        c.close()

@@ -10,7 +10,10 @@ reader through ``announce`` when the view can do that, so it is said in the scre
 reader's voice and queue, and shown on its braille display, instead of beside it. Say all
 too: each stop is handed to the screen reader (``present``: the view moves the focus to its
 item, or announces it), and the next follows after the time the screen reader needs to say
-it (:mod:`panelvox.reader.screen_reader_pace`), since it reports no end of speech.
+it (:mod:`panelvox.reader.screen_reader_pace`), since it reports no end of speech. Text in
+a language the screen reader's speech server cannot say (Japanese on espeak-ng, which spells
+it "Japanese letter") stays with Panelvox, whose voice of that language says it, or which
+says once that none is installed: Orca (43) gives a list item or a notification no language.
 
 It also holds the one "say the current page when its analysis arrives" flag, so that
 :meth:`stop`, which the reader's interrupt calls, drops that announcement with the speech.
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from panelvox.i18n import _
+from panelvox.i18n import _, interface_language
+from panelvox.languages import language_runs
 from panelvox.narration.script import Utterance, page_voices, to_request, word_cued
 from panelvox.reader.listener import message
 from panelvox.reader.page_outline import PageOutline
@@ -87,7 +91,11 @@ class ReaderSpeech:
             return
         prefs = self.preferences.prefs
         text = " ".join(word_cued(u, prefs) for u in utterances)
-        if self._hand_over(text, present or self._announce, on_done):
+        if (
+            self.moves_by_focus
+            and self._screen_reader_speaks(text)
+            and self._hand_over(text, present or self._announce, on_done)
+        ):
             return
         caps = self.queue.backend.capabilities
         voices = page_voices(utterances, self.manifest)
@@ -115,9 +123,20 @@ class ReaderSpeech:
             self._later(self.pace.seconds(text), lambda: on_done(True))
         return True
 
+    def _screen_reader_speaks(self, text: str) -> bool:
+        """Whether every language run of ``text`` is one the screen reader's voice speaks (with
+        a screen reader running, the speech chain starts with its speech server)."""
+        caps = self.queue.backend.capabilities
+        runs = language_runs(text, interface_language())
+        return all(caps.speaks(lang) for piece, lang in runs if piece.strip())
+
     def announce(self, text: str) -> bool:
         """Hand ``text`` to the running screen reader as a message; False when none takes it."""
-        return self._hand_over(text, self._announce, None)
+        return (
+            self.moves_by_focus
+            and self._screen_reader_speaks(text)
+            and self._hand_over(text, self._announce, None)
+        )
 
     def say(self, text: str, priority: Priority = Priority.NOW) -> None:
         """Say one sentence."""
