@@ -3,8 +3,11 @@ numbering balloons as the listener counts them."""
 
 from __future__ import annotations
 
+import zipfile
 from dataclasses import replace
+from pathlib import Path
 
+from panelvox.books import open_book
 from panelvox.model import (
     Balloon,
     BalloonKind,
@@ -16,7 +19,7 @@ from panelvox.model import (
     SpeakerLink,
     SpeakerReason,
 )
-from panelvox.narration.page_answers import ask, block_numbers, cited_words
+from panelvox.narration.page_answers import BookTitle, ask, block_numbers, cited_words
 from panelvox.narration.prefs import NarrationPrefs, UtteranceKind
 
 
@@ -82,10 +85,15 @@ def test_who_speaks_and_who_is_on_the_page_are_the_speakers_as_narrated() -> Non
 
 def test_the_title_is_the_books_and_the_pages_lettered_one() -> None:
     a = page()
-    answer = ask("What is the title?", a, title="The Late Train Vol. 1")
+    answer = ask("What is the title?", a, book=BookTitle(title="The Late Train Vol. 1"))
     assert answer.text == "The book is “The Late Train Vol. 1”. This page's title reads “The late train”."
     assert cited_words(answer, a) == "From caption 1."
-    assert ask("What book is this?", replace(a, blocks=a.blocks[1:]), title="X").text == "The book is “X”."
+    untitled = replace(a, blocks=a.blocks[1:])
+    assert ask("What book is this?", untitled, book=BookTitle(title="X")).text == "The book is “X”."
+    # a file's name is not said to be a title
+    answer = ask("What's the title?", untitled, book=BookTitle(file_name="scan-0042.cbz"))
+    assert answer.text == "The book names no title; its file is “scan-0042.cbz”."
+    assert ask("What's the title?", untitled).text == "I can't tell from this page."
 
 
 def test_answers_quote_the_words_as_narrated_not_the_raw_capitals() -> None:
@@ -113,3 +121,16 @@ def test_balloon_numbers_count_balloons_not_captions_or_sounds() -> None:
     assert ask("What does balloon 1 say?", a, prefs=quiet).text == (
         "Kala, in balloon 1: “Good morning! Is the train late?”"
     )
+
+
+def test_the_books_title_comes_from_its_comicinfo_else_its_file_is_named(tmp_path: Path) -> None:
+    assets = Path(__file__).resolve().parents[2] / "assets"
+    with open_book(assets / "sample-rtl.cbz") as book:  # its ComicInfo names the title
+        assert BookTitle.of(book) == BookTitle(title="The Late Train")
+    plain = tmp_path / "scan.cbz"
+    with zipfile.ZipFile(assets / "sample-rtl.cbz") as src, zipfile.ZipFile(plain, "w") as dst:
+        for name in src.namelist():
+            if name != "ComicInfo.xml":
+                dst.writestr(name, src.read(name))
+    with open_book(plain) as book:
+        assert BookTitle.of(book) == BookTitle(file_name="scan.cbz")

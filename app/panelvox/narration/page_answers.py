@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from panelvox.books import Book
 from panelvox.i18n import _
 from panelvox.model import Balloon, BalloonKind, PageAnalysis
 from panelvox.narration.describe import SYSTEM_PROMPT, Claim, ClaimKind
@@ -250,12 +251,30 @@ def _strip_probably(name: str) -> str:
     return name[len(prefix) :] if name.startswith(prefix) else name
 
 
-def _title(analysis: PageAnalysis, heard: _Heard, book_title: str) -> Answer:
+@dataclass(frozen=True, slots=True)
+class BookTitle:
+    """What a question about the title is answered with."""
+
+    title: str = ""  # as the book's metadata (ComicInfo) gives it
+    file_name: str = ""  # where the metadata gives none: not said to be a title
+
+    @classmethod
+    def of(cls, book: Book) -> BookTitle:
+        info = book.metadata
+        if info is not None and (info.title or info.series):
+            return cls(title=book.title)
+        return cls(file_name=book.path.name)
+
+
+def _title(analysis: PageAnalysis, heard: _Heard, book: BookTitle) -> Answer:
     lettered = [b for b in analysis.blocks_in_order() if b.title and b.text.strip()]
     parts = []
-    if book_title:
-        # Translators: answer to "what is the title?"; {title} the book's (ComicInfo or file name).
-        parts.append(_("The book is “{title}”.").format(title=book_title))
+    if book.title:
+        # Translators: answer to "what is the title?"; {title} the book's (its ComicInfo).
+        parts.append(_("The book is “{title}”.").format(title=book.title))
+    elif book.file_name:
+        # Translators: answer to "what is the title?" for a book whose files name no title.
+        parts.append(_("The book names no title; its file is “{name}”.").format(name=book.file_name))
     if lettered:
         # Translators: the story's title as lettered on this page, after the book's.
         parts.append(_("This page's title reads “{text}”.").format(text=heard.words(lettered[0])))
@@ -272,10 +291,10 @@ def ask(  # noqa: C901 (one branch a kind of question: each is a few lines)
     backend: LlamaBackend | None = None,
     config: VerifyConfig | None = None,
     prefs: NarrationPrefs | None = None,
-    title: str = "",
+    book: BookTitle | None = None,
 ) -> Answer:
     """Answer a question about the page from its structure as narrated with ``prefs`` (and the
-    verified descriptions and the model, when given); ``title``: the book's title."""
+    verified descriptions and the model, when given); ``book`` names the book."""
     config = config or VerifyConfig()
     heard = _Heard.of(analysis, prefs or NarrationPrefs())
     q = question.strip()
@@ -310,7 +329,7 @@ def ask(  # noqa: C901 (one branch a kind of question: each is a few lines)
         return _who_speaks(heard, blocks, where)
 
     if _TITLE.search(q):
-        return _title(analysis, heard, title)
+        return _title(analysis, heard, book or BookTitle())
 
     m = _BALLOON_N.search(q)
     if m:
