@@ -75,7 +75,7 @@ def test_who_speaks_and_who_is_on_the_page_are_the_speakers_as_narrated() -> Non
         assert answer.supported and answer.citations == ("b1", "b2", "b3")
     # in one panel only; a line said as a guess names its speaker as one
     answer = ask("Who is in panel 2?", a)
-    assert answer.text == "Character 2 and probably Kala"
+    assert answer.text == "Character 2 and probably Kala" and answer.citations == ("b2", "b3")
     bare = replace(a, speakers=(), characters=())
     assert ask("Who speaks?", bare).text == "I can't tell who speaks on this page."
     assert not ask("Who speaks?", bare).supported

@@ -226,7 +226,7 @@ def _who_speaks(heard: _Heard, blocks: Sequence[Balloon], where: str) -> Answer:
     cited = tuple(
         b.id
         for b in blocks
-        if (w := heard.speaker(b)) is not None and _strip_probably(w) in plain | set(names)
+        if (w := heard.speaker(b)) is not None and (w in names or _strip_probably(w) in plain)
     )
     captions = [b.id for b in blocks if b.kind is BalloonKind.CAPTION and b.text.strip()]
     if not names:
