@@ -7,6 +7,7 @@ window's worker really loads it with llama.cpp, describes the panel and runs the
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -159,3 +160,20 @@ def test_a_model_that_cannot_load_is_one_plain_sentence(
     said = _heard(reader, spy)[-1]
     assert said.endswith(".") and len(said.split()) < 20 and "Traceback" not in said, said
     assert "model" in said.casefold(), said
+
+
+def test_the_first_answer_after_read_all_is_heard(
+    qtbot: QtBot, reader: Reader, spy: SpyBackend, tmp_path: Path
+) -> None:
+    """Without a screen reader: Space reads on in Panelvox's voice; Q stops it and its answer,
+    from the page as narrated, is heard, the first time as every time."""
+    _open(qtbot, reader, make_book(tmp_path / "Test Book.cbz"))
+    spy.seconds_per_char = 0.02  # a voice that takes its time: Q comes while say all reads
+    qtbot.keyClick(reader.window.tree, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: "Page one panel two balloon two." in spy.texts(SpyEvent.STARTED), timeout=10_000)
+    assert reader.controller.saying_all
+    _ask(qtbot, reader, "What does balloon 2 say?")
+    # the page say all had reached: its words as narrated, the second balloon as counted
+    expected = re.compile(r"Balloon 2: “Page \w+ panel one balloon two\.” From balloon 2\.")
+    qtbot.waitUntil(lambda: any(expected.fullmatch(s) for s in _heard(reader, spy)), timeout=5000)
+    assert not reader.controller.saying_all

@@ -55,12 +55,13 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _session(
-    tmp: Path, cache: Path, *, orca: bool, keys: str, expect: str = ""
+    tmp: Path, cache: Path, *, orca: bool, keys: str, expect: str = "", wm: bool = False
 ) -> tuple[dict[str, object], str]:
     """Run the window (and Orca) in a private D-Bus session; the tree as JSON, the Orca log.
 
     With ``expect``, Orca is given up to 60 s to log that text before it is stopped, so a
-    loaded machine slows the test down instead of failing it.
+    loaded machine slows the test down instead of failing it. With ``wm``, a window manager
+    (openbox) runs too, as on a desktop: windows are activated and dialogs take the focus.
     """
     home = tmp / "home"
     (home / "run").mkdir(parents=True)
@@ -75,6 +76,8 @@ export XDG_RUNTIME_DIR={home}/run DISPLAY=:{display}
 Xvfb :{display} -screen 0 1280x900x24 -nolisten tcp >{tmp}/xvfb.log 2>&1 &
 XVFB=$!
 for i in $(seq 50); do [ -e /tmp/.X11-unix/X{display} ] && break; sleep 0.1; done
+WM=
+if [ {int(wm)} = 1 ]; then openbox >{tmp}/wm.log 2>&1 & WM=$!; fi
 {BUS_LAUNCHER} --launch-immediately >{tmp}/atspi.log 2>&1 &
 BUS=$!
 sleep 1
@@ -96,6 +99,7 @@ if [ -n "$ORCA" ]; then
   kill -9 $ORCA 2>/dev/null
 fi
 kill $APP; wait $APP
+[ -n "$WM" ] && kill $WM
 kill $BUS $XVFB
 exit $RC
 """
@@ -164,3 +168,24 @@ def test_orca_speaks_each_item_once_and_the_messages(tmp_path: Path, shared_cach
     assert any(s.startswith("Panel 3. Ten minutes later.") for s in spoken), spoken
     assert any(s.startswith("Page 2:") for s in spoken), spoken  # the page turn
     assert (tree["focused"] or "").startswith("Page 2"), tree["focused"]
+
+
+def test_orca_says_read_all_and_the_answer_after_it(tmp_path: Path, shared_cache: Path) -> None:
+    """Space reads the book through Orca (its SPEECH OUTPUT has every stop's words, the page
+    turn included); the first question asked after it is answered through Orca too (before,
+    read-all went to a speech output of its own and that answer was never heard); the first
+    launch's welcome is Orca's too, after the opening words, not over them."""
+    _need("Xvfb", "dbus-run-session", "orca", "openbox")
+    keys = "space,wait:40,q,wait:2,text:who speaks?,Return"
+    _tree, log = _session(tmp_path, shared_cache, orca=True, keys=keys, expect="From balloon", wm=True)
+    spoken = _spoken(log)
+    assert any(s.startswith("The Late Train, 2 pages.") and "Welcome to Panelvox." in s for s in spoken), (
+        spoken
+    )
+    assert f"Character 1: {SECOND}" in spoken, spoken  # no key but Space brought it there
+    assert any(s.startswith("Page 2:") for s in spoken), spoken  # the page turn, read on
+    assert "End of book." in spoken, spoken
+    asked = max(i for i, s in enumerate(spoken) if "End of book." in s)
+    # "who speaks?" on page 2, from its structure
+    answers = [s for s in spoken[asked:] if "From balloon" in s]
+    assert answers and answers[0].startswith("Character 3"), spoken

@@ -19,7 +19,8 @@ from vlm_fixtures import REPO, make_tiny_vlm, page
 from panelvox.cli import main
 from panelvox.models.device import Device
 from panelvox.narration.describe import DescribeConfig, Describer
-from panelvox.narration.page_narration import ask, compose_page_narration, panel_utterances
+from panelvox.narration.page_answers import ask
+from panelvox.narration.page_narration import compose_page_narration, panel_utterances
 from panelvox.narration.prefs import UtteranceKind
 from panelvox.narration.verify import Decision, verify_panel
 from panelvox.narration.vlm_backend import BackendConfig, LlamaBackend

@@ -44,7 +44,9 @@ def run_ask(
     # the describer's modules are imported when asking (not on every `panelvox` start)
     from panelvox.models.registry import ModelRegistry
     from panelvox.narration.describe import Describer
-    from panelvox.narration.page_narration import ask, cited_words, describe_verified
+    from panelvox.narration.page_answers import BookTitle, ask, cited_words
+    from panelvox.narration.page_narration import describe_verified
+    from panelvox.narration.prefs import load_prefs
     from panelvox.narration.vlm_backend import backend_for
     from panelvox.pages.opening import open_book_pages
 
@@ -53,6 +55,7 @@ def run_ask(
         check_page(page, pages.book.page_count)
         analysis = pages.read(page)
         image = pages.image(page)
+        book_title = BookTitle.of(pages.book)
     backend: LlamaBackend | None = None
     if use_model:
         try:
@@ -63,7 +66,9 @@ def run_ask(
         verified = []
         if backend is not None:
             verified = describe_verified(Describer(backend), image if backend.has_vision else None, analysis)
-        answer = ask(" ".join(question), analysis, verified, backend=backend)
+        answer = ask(
+            " ".join(question), analysis, verified, backend=backend, prefs=load_prefs(), book=book_title
+        )
     finally:
         if backend is not None:
             backend.close()

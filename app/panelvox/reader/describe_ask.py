@@ -129,6 +129,7 @@ class DescribeAsk:
             question=question,
             use_model=use_model,
             cue=self.preferences.prefs.uncertainty_cue,
+            prefs=self.preferences.prefs,
         )
 
     def _send(self, request: DescribeRequest) -> None:

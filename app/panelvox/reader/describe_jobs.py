@@ -21,8 +21,9 @@ from panelvox.errors import PanelvoxError
 from panelvox.model import PageAnalysis
 from panelvox.models.registry import ModelRegistry, ModelRole
 from panelvox.narration.describe import DescribeConfig, Describer, no_description_notice
-from panelvox.narration.page_narration import Answer, ask, cant_tell, cited_words, panel_utterances
-from panelvox.narration.prefs import UncertaintyCue
+from panelvox.narration.page_answers import Answer, BookTitle, ask, cant_tell, cited_words
+from panelvox.narration.page_narration import panel_utterances
+from panelvox.narration.prefs import NarrationPrefs, UncertaintyCue
 from panelvox.narration.script import Utterance
 from panelvox.narration.verify import FlaggedPolicy, VerifiedPanel, verify_panel
 from panelvox.narration.vlm_backend import LlamaBackend, backend_for
@@ -53,6 +54,8 @@ class DescribeRequest:
     use_model: bool = True  # ASK: a model is registered, so it may be consulted
     policy: FlaggedPolicy = FlaggedPolicy.CUE
     cue: UncertaintyCue = UncertaintyCue.WORD
+    #: ASK: the narration the listener hears (answers quote and name as it does)
+    prefs: NarrationPrefs = field(default_factory=NarrationPrefs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +140,13 @@ class DescribeWorker:
     def _ask(self, request: DescribeRequest) -> list[Utterance]:
         analysis = request.analysis
         # The verified structure answers "who says", "how many" and quoted lines at once.
-        answer = ask(request.question, analysis)
+        prefs, book = request.prefs, BookTitle.of(request.book)
+        answer = ask(request.question, analysis, prefs=prefs, book=book)
         if answer != cant_tell() or not request.use_model:
             return answer_utterances(answer, analysis)
         try:
             verified = self._verified_panels(request, [p.id for p in analysis.panels_in_order()])
-            answer = ask(request.question, analysis, verified, backend=self.backend())
+            answer = ask(request.question, analysis, verified, backend=self.backend(), prefs=prefs, book=book)
         except PanelvoxError as exc:
             log.warning("ask without the model: %s", exc.detail)
             return [message(exc.message), *answer_utterances(answer, analysis)]

@@ -1,14 +1,17 @@
 """The first launch speaks: one welcome sentence, once per user.
 
-It goes through the reader's speech queue, whose chain already puts the screen reader first
-when one runs and the bundled voice (Piper, then espeak-ng) next. A marker file in the state
+With a screen reader running it is handed to the screen reader, like every message (said in
+its voice, after it has read the window, never over it); otherwise it goes through the
+reader's speech queue (the bundled voice, Piper then espeak-ng). A marker file in the state
 folder records that the welcome was heard to the end; if it was cut off (the user pressed a
-key, the voice failed) it is said again on the next launch.
+key, the voice failed) it is said again on the next launch. A screen reader reports no end:
+handed to it, the welcome counts as heard.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from panelvox import paths
@@ -36,11 +39,16 @@ def is_first_launch(marker: Path | None = None) -> bool:
 
 
 def welcome_once(
-    speech: SpeechQueue, marker: Path | None = None, *, priority: Priority = Priority.NOW
+    speech: SpeechQueue,
+    marker: Path | None = None,
+    *,
+    priority: Priority = Priority.NOW,
+    hand_over: Callable[[str], bool] | None = None,
 ) -> bool:
     """Say the welcome if it was never heard; return True when it was queued.
 
     ``priority`` NORMAL lets it follow what was just queued (a book's title) without cutting it.
+    ``hand_over`` gives it to a running screen reader (False: none takes it, Panelvox says it).
 
     The marker is written from the speech thread once the sentence has been heard; a
     read-only home only means the welcome comes again next time.
@@ -49,7 +57,7 @@ def welcome_once(
     if target.exists():
         return False
 
-    def done(_request: SpeechRequest, heard: bool) -> None:
+    def done(_request: SpeechRequest | None, heard: bool) -> None:
         if not heard:
             return
         try:
@@ -58,5 +66,8 @@ def welcome_once(
         except OSError as exc:
             log.warning("cannot record the first-launch welcome at %s: %r", target, exc)
 
+    if hand_over is not None and hand_over(welcome_text()):
+        done(None, True)
+        return True
     speech.say(SpeechRequest(welcome_text(), tag="welcome"), priority, done)
     return True

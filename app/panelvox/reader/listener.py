@@ -33,6 +33,11 @@ class ReaderListener:
         """Have the running screen reader say a message itself; False when the view cannot."""
         return False
 
+    def present(self, position: Position, text: str) -> bool:
+        """Have the running screen reader say the item at ``position`` (its name ``text``):
+        say all's stop. False when the view cannot."""
+        return False
+
 
 def message(text: str) -> Utterance:
     return Utterance(UtteranceKind.NOTICE, text, text)

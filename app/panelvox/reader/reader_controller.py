@@ -42,8 +42,9 @@ from panelvox.reader.position import Position
 from panelvox.reader.position_store import PositionStore
 from panelvox.reader.preferences import Preferences
 from panelvox.reader.reader_settings import ReaderSettings
-from panelvox.reader.reader_speech import Post, ReaderSpeech
+from panelvox.reader.reader_speech import Later, Post, ReaderSpeech
 from panelvox.reader.say_all import SayAll
+from panelvox.reader.screen_reader_pace import ScreenReaderPace
 from panelvox.reader.speaker_names import RenameTarget, SpeakerNames
 from panelvox.reader.text_reading import TextReading
 from panelvox.speech.backend import Priority
@@ -75,6 +76,8 @@ class ReaderController:
         describe_config: DescribeConfig | None = None,
         names: NameStore | None = None,
         lettering: LetteringProbe | None = None,
+        later: Later | None = None,
+        pace: ScreenReaderPace | None = None,
     ) -> None:
         self.speech = speech
         self.lettering = lettering  # tells a book that says nothing of its direction by its pages
@@ -101,6 +104,8 @@ class ReaderController:
             post=post or (lambda fn: fn()),
             moves_by_focus=moves_by_focus,
             announce=lambda text: self.listener.announce(text),
+            later=later,
+            pace=pace,
         )
         #: notices offered again until heard; T: a page of text read in full by the worker
         self.notices = Notices(self.voice)
@@ -371,7 +376,11 @@ class ReaderController:
         """Say all: speak the current stop; False (nothing said) while its page is analysed."""
         if not self.outline(self.position.page).ready:
             return False
-        self.voice.speak(self.position_utterances(), on_done=on_done)
+        pos = self.position
+        # with a screen reader the stop is its item: the focus goes there (or it is announced)
+        self.voice.speak(
+            self.position_utterances(), on_done=on_done, present=lambda text: self.listener.present(pos, text)
+        )
         return True
 
     def _read_on(self) -> bool:

@@ -95,6 +95,9 @@ class _Listener(ReaderListener):
     def announce(self, text: str) -> bool:
         return self.window.announce(text)
 
+    def present(self, position: Position, text: str) -> bool:
+        return self.window.present(position, text)
+
 
 class MainWindow(QMainWindow):
     def __init__(self, controller: ReaderController, *, request_image: object = None) -> None:
@@ -393,6 +396,18 @@ class MainWindow(QMainWindow):
         if not QAccessible.isActive():
             return False
         self.announcer.announce(text)
+        return True
+
+    def present(self, position: Position, text: str) -> bool:
+        """Say all's stop through the screen reader: the focus goes to its item, which the
+        screen reader says (queued after what it is saying); the item focused already, where
+        say all starts, is announced. False where no screen reader listens to this window."""
+        if not _ANNOUNCES_BY_ATSPI or not self.isActiveWindow() or not QAccessible.isActive():
+            return False
+        if self.tree.hasFocus() and self.tree.position_of(self.tree.currentItem()) == position:
+            return self.announce(text)
+        self.on_position(position, focus=True)
+        self.tree.setFocus()
         return True
 
     def changeEvent(self, event: QEvent) -> None:

@@ -21,6 +21,7 @@ from panelvox.reader.analysis_jobs import AnalysisJobs, Job, run_job
 from panelvox.reader.analysis_worker import ProcessAnalyzer
 from panelvox.reader.reader_controller import ReaderController
 from panelvox.reader.reader_settings import load_reader_settings
+from panelvox.reader.screen_reader_pace import ScreenReaderPace
 from panelvox.speech.backend import Priority, SpeechBackend
 from panelvox.speech.language_voices import LanguageVoices
 from panelvox.speech.queue import SpeechQueue
@@ -95,6 +96,10 @@ def build_reader(
         process = ProcessAnalyzer(cache_dir or default_cache_dir(), cancelled=lambda: jobs_closed())
     analyzer = process if process is not None else analyzer_factory() if analyzer_factory else None
     assert analyzer is not None
+
+    def later(seconds: float, fn: Callable[[], None]) -> None:
+        QTimer.singleShot(round(seconds * 1000), fn)
+
     controller = ReaderController(
         speech,
         analyzer,
@@ -107,6 +112,9 @@ def build_reader(
         # a book that says nothing of its direction is sampled once (kept in the cache
         # folder); tests that inject cheap stages have no text models to sample with
         lettering=LetteringDirection.with_default_cache() if process is not None else None,
+        # say all through the screen reader: each stop after the time it takes at its rate
+        later=later,
+        pace=ScreenReaderPace.of_orca() if screen_reader else None,
     )
 
     def jobs_closed() -> bool:
@@ -162,10 +170,12 @@ def greet(reader: Reader, book: Path | None, *, welcome_marker: Path | None = No
     """
     from panelvox.reader.first_launch import welcome_once
 
+    # with a screen reader the welcome is its message, said after it has taken the window in
+    hand_over = reader.controller.voice.announce
     if book is not None:
         reader.controller.open(book)
-        welcome_once(reader.speech, welcome_marker, priority=Priority.NORMAL)
-    elif not welcome_once(reader.speech, welcome_marker):
+        welcome_once(reader.speech, welcome_marker, priority=Priority.NORMAL, hand_over=hand_over)
+    elif not welcome_once(reader.speech, welcome_marker, hand_over=hand_over):
         # Translators: said when the reader starts with no book.
         reader.controller.say_message(_("Panelvox. Press Control O to open a book, F1 for the keys."))
 

@@ -4,7 +4,8 @@ Run with the SYSTEM python (python3-pyatspi): ``/usr/bin/python3 atspi_tree.py [
 Waits until the tree named "Page structure" has at least ``--min-items`` items, or the
 time runs out, then prints {"items": [[depth, role, name, states], ...], "focused": name}
 (states: those a screen reader would say after the name, like "expanded").
-Optionally presses keys through AT-SPI (``--keys Right,w,F1,Next``) after the tree is ready.
+Optionally presses keys through AT-SPI (``--keys Right,w,F1,Next``) after the tree is ready;
+``text:who speaks?`` types a text, ``wait:5`` waits five seconds more.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ KEYSYMS = {
     "w": 0x77,
     "o": 0x6F,
     "t": 0x74,
+    "q": 0x71,
+    "space": 0x20,
+    "Return": 0xFF0D,
 }
 
 
@@ -132,8 +136,13 @@ def main() -> int:
     keys = [k for k in args.keys.split(",") if k]
     if snap is not None and keys:
         for key in keys:
-            sym = KEYSYMS[key]
-            pyatspi.Registry.generateKeyboardEvent(sym, None, pyatspi.KEY_SYM)
+            if key.startswith("wait:"):
+                time.sleep(float(key[5:]))
+                continue
+            if key.startswith("text:"):
+                pyatspi.Registry.generateKeyboardEvent(0, key[5:], pyatspi.KEY_STRING)
+            else:
+                pyatspi.Registry.generateKeyboardEvent(KEYSYMS[key], None, pyatspi.KEY_SYM)
             time.sleep(1.5)
         snap = wait_for(args.min_items, 30, want_focus=True) or snap
     if snap is None:
