@@ -69,6 +69,17 @@ GROUP_METRICS: Mapping[Group, tuple[str, ...]] = {
         "cue.text_plain_wrong",
         "cue.speaker_cued_wrong",
         "cue.speaker_plain_wrong",
+        # "Order unclear." and the page's panel notice: how often a cued or a plain panel
+        # (page) is out of order (issue 31)
+        "cue.order_said",
+        "cue.order_panels",
+        "cue.order_cued",
+        "cue.order_cued_wrong",
+        "cue.order_plain_wrong",
+        "cue.order_pages",
+        "cue.order_pages_cued",
+        "cue.order_pages_cued_wrong",
+        "cue.order_pages_plain_wrong",
     ),
 }
 
