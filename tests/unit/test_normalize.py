@@ -14,7 +14,7 @@ from panelvox.narration.normalize import detect_language, normalize_for_speech, 
         ("WHAT?! YOU'RE *KIDDING* ME!!!", "What? You're kidding me!"),
         ("...AND THEN THE U.S. ARMY CAME IN 1944.", "And then the U.S. Army came in nineteen forty-four."),
         ("EVERY-\nTHING IS\nFINE.", "Everything is fine."),
-        ("I'M GOING TO ST. LOUIS WITH DR. JONES", "I'm going to Saint louis with Doctor jones"),
+        ("I'M GOING TO ST. LOUIS WITH DR. JONES", "I'm going to Saint Louis with Doctor Jones"),
         ("MEET ME AT NO. 5 BAKER ST.", "Meet me at number five baker Street."),
         ("It cost $5 -- or 10% more", "It cost five dollars, or ten percent more"),
         ("We have 1,250 men", "We have one thousand two hundred fifty men"),
@@ -61,3 +61,15 @@ def test_numbers() -> None:
     assert number_words(1905, year=True) == "nineteen oh five"
     assert ordinal_words(3) == "third"
     assert ordinal_words(40) == "fortieth"
+
+
+def test_a_name_the_dictionary_knows_only_as_a_name_keeps_its_capital() -> None:
+    """A listener's braille display shows "It was Joe, Anna!", not "joe, anna"; a word that
+    is also an English word ("BILL", "MARK"), dialect ("TH'") or unknown stays lowered."""
+    assert normalize_for_speech("IT WAS JOE, ANNA!") == "It was Joe, Anna!"
+    assert (
+        normalize_for_speech("I TOLD LARS ABOUT BAGHDAD ON SUNDAY.") == "I told Lars about Baghdad on Sunday."
+    )
+    assert normalize_for_speech("WILL YOU MARK IT, BILL?") == "Will you mark it, bill?"
+    assert normalize_for_speech("GIMME TH' GUN, KEMAL!") == "Gimme th' gun, kemal!"
+    assert normalize_for_speech("JOE'S HAT") == "Joe's hat"

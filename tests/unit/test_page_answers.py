@@ -98,9 +98,9 @@ def test_the_title_is_the_books_and_the_pages_lettered_one() -> None:
 
 def test_answers_quote_the_words_as_narrated_not_the_raw_capitals() -> None:
     a = page()
-    assert ask("What does Kala say?", a).text == "“Good morning! Is the train late?” “I hate mondays.”"
+    assert ask("What does Kala say?", a).text == "“Good morning! Is the train late?” “I hate Mondays.”"
     answer = ask("What about mondays?", a)
-    assert answer.text == "Character 2, in balloon 2: “It is always late on mondays.”"
+    assert answer.text == "Character 2, in balloon 2: “It is always late on Mondays.”"
     assert "MONDAYS" not in ask("What does balloon 3 say?", a).text
 
 
@@ -109,7 +109,7 @@ def test_balloon_numbers_count_balloons_not_captions_or_sounds() -> None:
     numbers = block_numbers(a)
     assert numbers["b1"] == (BalloonKind.SPEECH, 1) and numbers["b2"] == (BalloonKind.SPEECH, 2)
     assert numbers["b3"] == (BalloonKind.SPEECH, 3) and numbers["c"] == (BalloonKind.CAPTION, 2)
-    assert ask("What does balloon 3 say?", a).text == "Probably Kala, in balloon 3: “I hate mondays.”"
+    assert ask("What does balloon 3 say?", a).text == "Probably Kala, in balloon 3: “I hate Mondays.”"
     assert ask("balloon 5", a).text == "There is no balloon 5: this page has 3."
     answer = ask("Who says it is always late on mondays?", a)
     assert answer.text == "Character 2, in balloon 2." and cited_words(answer, a) == "From balloon 2."

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from panelvox.analysis.lettering import letters_for_digits
+from panelvox.analysis.lettering import WordList, comic_lexicon, letters_for_digits, proper_names
 from panelvox.i18n import _
 from panelvox.languages import detect_language
 
@@ -136,11 +136,28 @@ def _case(text: str, all_caps: bool) -> str:
             return token
         if letters in ACRONYMS and not (all_caps and letters in _AMBIGUOUS):
             return token
-        return token.lower()
+        lowered = token.lower()
+        if all_caps and _proper_noun(core) and not _ELIDED.search(token):
+            # a name keeps its capital ("Joe", "Anna"), in speech and on a braille display
+            return lowered.replace(core.lower(), core.lower().capitalize(), 1)
+        return lowered
 
     if not upper and not all_caps:
         return text
     return " ".join(fix(tok) for tok in text.split(" "))
+
+
+#: a word lettered with a letter left out ("TH'", "'EM"): dialect, never a name
+_ELIDED = re.compile(r"[A-Za-z]['’](?![A-Za-z])|(?<![A-Za-z])['’][A-Za-z]")
+
+
+def _proper_noun(word: str) -> bool:
+    """A word the dictionary's source knows only as a proper noun ("JOE", "ANNA", "LARS"):
+    never one that is also a word ("BILL", "JASPER") or lettering of the comics lexicon."""
+    key = word.lower().replace("’", "'")
+    if len(key) < 3 or not key.isalpha() or key in comic_lexicon():
+        return False
+    return key in proper_names() and not WordList.load().knows(key)
 
 
 _ABBREVIATIONS: tuple[tuple[re.Pattern[str], str], ...] = (
