@@ -73,3 +73,12 @@ def test_a_name_the_dictionary_knows_only_as_a_name_keeps_its_capital() -> None:
     assert normalize_for_speech("WILL YOU MARK IT, BILL?") == "Will you mark it, bill?"
     assert normalize_for_speech("GIMME TH' GUN, KEMAL!") == "Gimme th' gun, kemal!"
     assert normalize_for_speech("JOE'S HAT") == "Joe's hat"
+
+
+def test_no_stray_symbol_reaches_the_words() -> None:
+    """A recogniser's middle dot, bullet or tilde between words is a space, never said or
+    shown ("night's·sleep" was heard on a page issue 30 quotes); lettering's own marks stay."""
+    assert normalize_for_speech("A GOOD NIGHT'S·SLEEP") == "A good night's sleep"
+    assert normalize_for_speech("HELLO • THERE ¦ YOU") == "Hello there you"
+    assert normalize_for_speech("LIFE~HEY!") == "Life hey!"
+    assert normalize_for_speech("50% & $3") == "fifty percent & three dollars"

@@ -82,6 +82,7 @@ def _normalize_latin(text: str, names: Iterable[str]) -> str:
     text = letters_for_digits(text)
     text = _EMPHASIS.sub(r"\2", text)
     text = text.replace("*", "").replace("_", " ")
+    text = _stray_symbols(text)
     text = _PUNCT_RUN.sub(lambda m: "?" if "?" in m.group(0) else "!", text)
     text = _pauses(text)
     all_caps = _is_all_caps(text)
@@ -97,6 +98,20 @@ def _normalize_latin(text: str, names: Iterable[str]) -> str:
     text = _COMMA_BEFORE_END.sub(r"\1", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
     return text
+
+
+#: marks lettering uses (and a speech engine reads well); any other mark or symbol in Latin
+#: lettering is a recogniser's stray ("NIGHT'S·SLEEP", "LIFE~HEY", "HELLO • THERE")
+_LETTERING_MARKS = frozenset(".,!?;:'\"-()…&$%’‘“”/+=#@¡¿«»„‚—–")
+
+
+def _stray_symbols(text: str) -> str:
+    """Every mark or symbol lettering does not use becomes a space: said as a pause between
+    the words around it, never read out or shown on a braille display."""
+    if all(ch.isalnum() or ch.isspace() or ch in _LETTERING_MARKS for ch in text):
+        return text
+    kept = (" " if unicodedata.category(ch)[0] in "PS" and ch not in _LETTERING_MARKS else ch for ch in text)
+    return re.sub(r" {2,}", " ", "".join(kept)).strip()
 
 
 def _spaced_sentences(token: str) -> str:
