@@ -82,6 +82,16 @@ class PageService(Generic[B]):
             return False
         return True
 
+    def named(self, number: int) -> PageAnalysis | None:
+        """Page ``number`` as :meth:`read` would give it now, without analysing it again: the
+        book's persons, names and labels as they stand after the pages learned since it was
+        read; None when the book's names hold nothing of it (nobody on it, or not read)."""
+        try:
+            return self.names.named(number)
+        except PanelvoxError as exc:  # as in read: a name never costs the page
+            log.warning("names not applied to page %d: %s", number, exc.detail or exc.message)
+            return None
+
     def read_or_notice(self, number: int) -> PageAnalysis:
         """Page ``number``, or, when it cannot be read, an empty page whose one notice says
         why in one sentence: a broken page never ends the book."""
