@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from pytestqt.qtbot import QtBot
 from reader_fixtures import LayoutStage, heard, make_book
 
 from panelvox.analysis.cache import PageAnalyzer
@@ -24,6 +25,7 @@ from panelvox.reader.reader_controller import ReaderController
 from panelvox.reader.reader_settings import ReaderSettings
 from panelvox.speech.backends.spy_backend import SpyBackend
 from panelvox.speech.queue import SpeechQueue
+from panelvox.ui.reader_app import build_reader
 
 #: pages (1-based) where the first figure says its name: once on the pages near page 2, twice
 #: more far from it, so only the whole book makes it a name said as fact
@@ -187,3 +189,39 @@ def test_the_pass_can_be_turned_off(queue: SpeechQueue, tmp_path: Path) -> None:
     assert not any(j.learn for j in _peek(c))
     c.set_settings(ReaderSettings(learn_book=True))
     assert [j.page for j in _peek(c) if j.learn] == list(range(4, 10))
+
+
+def test_in_the_window_the_pass_runs_on_the_analysis_thread_and_renames_in_place(
+    qtbot: QtBot, spy: SpyBackend, tmp_path: Path
+) -> None:
+    book = make_book(tmp_path / "Window.cbz", pages=10, broken=None)
+    r = build_reader(backends=[spy], analyzer_factory=_analyzer, screen_reader=False, persist_settings=False)
+    qtbot.addWidget(r.window)
+    r.window.show()
+    try:
+        assert r.window.open_path(book)
+        r.controller.go_to_page(2)
+        r.window.tree.setFocus()
+        qtbot.waitUntil(lambda: set(range(5, 10)) <= r.controller.results.learned, timeout=20_000)
+        qtbot.waitUntil(
+            lambda: any(
+                "Anna: My name is Anna." in r.window.tree.item(i).text() for i in range(r.window.tree.count())
+            )
+        )
+        assert r.controller.position.page == 1 and r.window.tree.hasFocus()
+    finally:
+        r.close()
+
+
+def test_a_page_read_earlier_is_named_anew_too(queue: SpeechQueue, tmp_path: Path) -> None:
+    book = make_book(tmp_path / "Earlier.cbz", pages=10, broken=None)
+    c = ReaderController(queue, _analyzer(), persist_settings=False, lookahead=1)
+    assert c.open(book)
+    c.go_to_page(2)
+    c.analyze_pending(limit=len(c.results.wanted(c.position.page, c.page_count)))
+    c.go_to_page(5)  # page 2 stays read, away from the reader
+    c.analyze_pending(limit=len(c.results.wanted(c.position.page, c.page_count)))
+    assert "Character 1: My name is Anna." in " ".join(s.text for s in c.outline(1).steps)
+    c.analyze_pending()  # the rest of the book
+    c.go_to_page(2)  # said at once, with the whole book's name, before any page is read again
+    assert "Anna: My name is Anna." in " ".join(s.text for s in c.outline(1).steps)

@@ -65,6 +65,7 @@ class JobResult:
     learned: bool = False  # a background job: the page was learned (or failed), not read
     #: the pages of :attr:`Job.relabel` as the page service names them now (those with anyone)
     relabelled: tuple[PageAnalysis, ...] = ()
+    relabel: tuple[int, ...] = ()  # the pages asked to be named again (:attr:`Job.relabel`)
 
 
 class WorkQueue(Generic[T]):
@@ -134,5 +135,12 @@ def _learn(job: Job, start: float) -> JobResult:
     relabelled = tuple(a for i in job.relabel if (a := job.pages.named(page_number(i))) is not None)
     error = None if learned else "not learned"  # logged by the page service, never said
     return JobResult(
-        job.token, job.page, None, error, time.perf_counter() - start, learned=True, relabelled=relabelled
+        job.token,
+        job.page,
+        None,
+        error,
+        time.perf_counter() - start,
+        learned=True,
+        relabelled=relabelled,
+        relabel=job.relabel,
     )

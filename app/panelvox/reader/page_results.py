@@ -58,6 +58,8 @@ class PageResults:
         self.learn_book = learn_book
         #: pages learned in the background in this opening (0-based); their analyses are not kept
         self.learned: set[int] = set()
+        #: held page -> how many pages the pass had learned when it was named (stale when fewer)
+        self._named_at: dict[int, int] = {}
         #: the pages to analyse, most wanted first, taken by the view's analysis thread
         self.jobs = AnalysisJobs()
         #: which opening of which book the results belong to
@@ -74,6 +76,7 @@ class PageResults:
         self.clear()
 
     def clear(self) -> None:
+        self._named_at.clear()
         self._results.clear()
         self._texts.clear()
         self._text_asked.clear()
@@ -101,7 +104,9 @@ class PageResults:
         self._text_asked = {i: job for i, job in self._text_asked.items() if i == page}
         jobs = [Job(self.token, pages, i, direction) for i in self.wanted(page, page_count)]
         rest = self.background(page, page_count) if self.learn_book else []
-        held = tuple(i for i in (*self.ahead(page, page_count), page - 1) if i >= 0)
+        window = [i for i in (*self.ahead(page, page_count), page - 1) if i >= 0]
+        # named again: the pages around the reader, and every other page read in this opening
+        held = (*window, *sorted(set(self._results) - set(window)))
         learn = [
             Job(
                 self.token,
@@ -113,6 +118,11 @@ class PageResults:
             )
             for k, i in enumerate(rest)
         ]
+        stale = [i for i in window if i in self._results and self._named_at.get(i, 0) < len(self.learned)]
+        if self.learn_book and not learn and stale:
+            # the pass is over, but these pages were named before its last pages: named again
+            # after their own page is learned again (from the cache: nothing new to learn)
+            learn = [Job(self.token, pages, stale[0], direction, learn=True, relabel=held)]
         self.jobs.set_wanted([*self._text_asked.values(), *jobs, *learn])
 
     def ask_text(self, job: Job) -> None:
@@ -128,7 +138,8 @@ class PageResults:
         if result.token != self.token:
             return False
         if result.learned:
-            self.learned.add(result.page)
+            if result.page not in self._results:  # a held page learned again names, not learns
+                self.learned.add(result.page)
             return True
         if result.text:
             self._text_asked.pop(result.page, None)
@@ -137,6 +148,7 @@ class PageResults:
             self._texts[result.page] = result
         else:
             self._results[result.page] = result
+        self._named_at[result.page] = len(self.learned)
         self._outlines.pop(result.page, None)
         return True
 
@@ -146,6 +158,9 @@ class PageResults:
         if result.token != self.token:
             return set()
         changed: set[int] = set()
+        for page in result.relabel:
+            if page in self._results:
+                self._named_at[page] = len(self.learned)
         for named in result.relabelled:
             page = named.page - 1
             for kept in (self._results, self._texts):
