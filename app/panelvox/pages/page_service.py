@@ -10,6 +10,11 @@ call the same person the same thing::
     analysis = pages.read(4)        # page 4: analysed (or from the cache), named, labelled
     pages.save_names()              # keep what the pages' words taught, for the next session
 
+``export``, ``narrate --text/--wav`` and the eval :meth:`~PageService.learn` every page before
+they read the first; the reader learns the rest of the book in the background once the pages
+it wants are done, and names the pages it holds again (:meth:`~PageService.named`), so all of
+them say the same labels once the book is learned.
+
 The analyzer is anything that analyses a page of the book (:class:`PageSource`): the
 in-process :class:`~panelvox.analysis.cache.PageAnalyzer`, or the reader's worker process.
 Stores are injected by the caller, never made here.
