@@ -179,6 +179,14 @@ class BookNames:
             state = self._book_state()
             return self._labelled(state.pages[analysis.page])
 
+    def named(self, page: int) -> PageAnalysis | None:
+        """Learned page ``page`` as :meth:`apply` gives it now, with what the book has learned
+        since it was read; None when the book has not learned it (a page nobody is on)."""
+        with self._lock:
+            if page not in self._analyses:
+                return None
+            return self._labelled(self._book_state().pages[page])
+
     def _known(self) -> tuple[str, ...]:
         return (*self.known_names, *self.store.names(self.content_hash).values())
 

@@ -10,6 +10,11 @@ call the same person the same thing::
     analysis = pages.read(4)        # page 4: analysed (or from the cache), named, labelled
     pages.save_names()              # keep what the pages' words taught, for the next session
 
+``export``, ``narrate --text/--wav`` and the eval :meth:`~PageService.learn` every page before
+they read the first; the reader learns the rest of the book in the background once the pages
+it wants are done, and names the pages it holds again (:meth:`~PageService.named`), so all of
+them say the same labels once the book is learned.
+
 The analyzer is anything that analyses a page of the book (:class:`PageSource`): the
 in-process :class:`~panelvox.analysis.cache.PageAnalyzer`, or the reader's worker process.
 Stores are injected by the caller, never made here.
@@ -81,6 +86,16 @@ class PageService(Generic[B]):
             log.warning("page %d not learned: %s", number, exc.detail or exc.message)
             return False
         return True
+
+    def named(self, number: int) -> PageAnalysis | None:
+        """Page ``number`` as :meth:`read` would give it now, without analysing it again: the
+        book's persons, names and labels as they stand after the pages learned since it was
+        read; None when the book's names hold nothing of it (nobody on it, or not read)."""
+        try:
+            return self.names.named(number)
+        except PanelvoxError as exc:  # as in read: a name never costs the page
+            log.warning("names not applied to page %d: %s", number, exc.detail or exc.message)
+            return None
 
     def read_or_notice(self, number: int) -> PageAnalysis:
         """Page ``number``, or, when it cannot be read, an empty page whose one notice says

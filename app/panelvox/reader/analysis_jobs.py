@@ -7,6 +7,13 @@ with a queued signal. :func:`run_job` reads the page through the book's page ser
 service's analyzer is, in the reader, a worker process
 (:mod:`panelvox.reader.analysis_worker`), and in tests that inject cheap stages, those
 stages run in the thread itself.
+
+Once the wanted pages are done, the rest of the book is *learned* in the background
+(:attr:`Job.learn`): each page is analysed (or taken from the disk cache) into the book's
+names through the page service, as ``export`` learns a book, and not kept here; then the
+pages the reader holds are named again (:attr:`Job.relabel`), so the reader says the labels
+the export says. Background jobs always come after the wanted ones: a move replaces the
+list, so a wanted page waits for at most the one background page already being analysed.
 """
 
 from __future__ import annotations
@@ -37,6 +44,10 @@ class Job:
     direction: ReadingDirection
     #: the page analysed again with its running text read (T; ``pages`` reads it that way)
     text: bool = False
+    #: background: the page is learned into the book's names, not read for the reader
+    learn: bool = False
+    #: after learning, these pages (0-based, those the reader holds) are named again
+    relabel: tuple[int, ...] = ()
 
     @property
     def book(self) -> Book:
@@ -51,6 +62,10 @@ class JobResult:
     error: str | None  # one spoken sentence when the page cannot be read
     seconds: float
     text: bool = False  # the page read with its running text (see :class:`Job`)
+    learned: bool = False  # a background job: the page was learned (or failed), not read
+    #: the pages of :attr:`Job.relabel` as the page service names them now (those with anyone)
+    relabelled: tuple[PageAnalysis, ...] = ()
+    relabel: tuple[int, ...] = ()  # the pages asked to be named again (:attr:`Job.relabel`)
 
 
 class WorkQueue(Generic[T]):
@@ -103,9 +118,29 @@ class AnalysisJobs(WorkQueue[Job]):
 def run_job(job: Job) -> JobResult:
     """Read one page through the book's page service; a bad page becomes a spoken sentence."""
     start = time.perf_counter()
+    if job.learn:
+        return _learn(job, start)
     try:
         analysis = job.pages.read(page_number(job.page), job.direction)
     except PanelvoxError as exc:
         log.warning("page %d not analysed: %s", page_number(job.page), exc.detail or exc.message)
         return JobResult(job.token, job.page, None, exc.message, time.perf_counter() - start, job.text)
     return JobResult(job.token, job.page, analysis, None, time.perf_counter() - start, job.text)
+
+
+def _learn(job: Job, start: float) -> JobResult:
+    """A background job: the page learned into the book's names (a page that cannot be read
+    is logged and passed over, never the end of the pass), then the held pages named again."""
+    learned = job.pages.learn(page_number(job.page))
+    relabelled = tuple(a for i in job.relabel if (a := job.pages.named(page_number(i))) is not None)
+    error = None if learned else "not learned"  # logged by the page service, never said
+    return JobResult(
+        job.token,
+        job.page,
+        None,
+        error,
+        time.perf_counter() - start,
+        learned=True,
+        relabelled=relabelled,
+        relabel=job.relabel,
+    )

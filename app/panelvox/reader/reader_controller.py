@@ -93,7 +93,7 @@ class ReaderController:
             persist=persist_settings,
         )
         #: the open book's pages: wanted from the worker, analysed, outlined
-        self.results = PageResults(self.preferences, lookahead=lookahead)
+        self.results = PageResults(self.preferences, lookahead=lookahead, learn_book=self.settings.learn_book)
         #: pages to analyse, most wanted first, for the analysis thread the view runs
         self.jobs = self.results.jobs
         #: everything the reader says, and the announcement waiting for the current page
@@ -210,6 +210,9 @@ class ReaderController:
         """A page's analysis is done (call on the view's thread)."""
         if self.book is None or not self.results.accept(result):
             return
+        if result.learned:
+            self._relabelled(result)
+            return
         if result.page == self.position.page:
             outline = self.outline(result.page)
             if self.position.step >= len(outline.steps):
@@ -221,6 +224,18 @@ class ReaderController:
             elif not self.text.arrived(result) and self.voice.page_arrived():
                 self.voice.speak(self.position_utterances(), priority=Priority.NORMAL, move=True)
         self._update_status()
+
+    def _relabelled(self, result: JobResult) -> None:
+        """A page learned in the background: when the book's names now say something else on
+        the current page, its outline is shown anew where the reader is, nothing said and the
+        focus left where it is (a screen reader reads the new name when the user moves)."""
+        if self.position.page not in self.results.relabel(result):
+            return
+        outline = self.outline(self.position.page)
+        if self.position.step >= len(outline.steps):
+            self.position = Position(self.position.page)
+        self.listener.outline_changed(outline)
+        self.listener.position_changed(self.position, focus=False)
 
     def analyze_pending(self, limit: int | None = None) -> int:
         """Run waiting jobs on this thread (tests and benchmarks without a worker)."""
@@ -462,6 +477,9 @@ class ReaderController:
 
     def set_settings(self, settings: ReaderSettings, confirm: str | None = None) -> None:
         self.preferences.keep_settings(settings)
+        if settings.learn_book != self.results.learn_book:  # the background pass on or off
+            self.results.learn_book = settings.learn_book
+            self._update_jobs()
         self.listener.appearance_changed(settings)
         if confirm:
             self.say_message(confirm)

@@ -23,6 +23,9 @@ class ReaderSettings:
     large_text: bool = False
     high_contrast: bool = False
     zoom: bool = False  # zoom the page view to the current panel or balloon
+    #: learn the rest of the book's pages in the background, so the reader's names and
+    #: labels are those of ``export`` and ``narrate`` (off: only the pages read are learned)
+    learn_book: bool = True
 
 
 def load_reader_settings(path: Path | None = None) -> ReaderSettings:

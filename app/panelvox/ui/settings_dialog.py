@@ -77,7 +77,19 @@ class SettingsDialog(QDialog):
         # Translators: settings check box.
         self.zoom = QCheckBox(_("&Zoom to the current panel or balloon"))
         self.zoom.setChecked(settings.zoom)
-        for box in (self.sfx, self.speakers, self.panels, self.voices, self.large, self.contrast, self.zoom):
+        # Translators: settings check box; the reader learns who is who from every page.
+        self.learn = QCheckBox(_("Learn the &whole book's names in the background"))
+        self.learn.setChecked(settings.learn_book)
+        for box in (
+            self.sfx,
+            self.speakers,
+            self.panels,
+            self.voices,
+            self.large,
+            self.contrast,
+            self.zoom,
+            self.learn,
+        ):
             form.addRow(box)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
@@ -105,7 +117,12 @@ class SettingsDialog(QDialog):
             character_voices=self.voices.isChecked(),
         )
         c.set_settings(
-            ReaderSettings(self.large.isChecked(), self.contrast.isChecked(), self.zoom.isChecked())
+            ReaderSettings(
+                self.large.isChecked(),
+                self.contrast.isChecked(),
+                self.zoom.isChecked(),
+                self.learn.isChecked(),
+            )
         )
         # Translators: said when the settings dialog closes with OK.
         c.set_prefs(prefs, _("Settings saved."))
