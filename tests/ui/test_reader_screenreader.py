@@ -25,7 +25,7 @@ ORCA_LINE_LOG = Path(__file__).parent / "screenreader" / "orca"
 BUS_LAUNCHER = Path("/usr/libexec/at-spi-bus-launcher")
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 BALLOON = "Good morning! Is the train late?"
-SECOND = "It is always late on mondays."
+SECOND = "It is always late on Mondays."
 
 pytestmark = [pytest.mark.screenreader, pytest.mark.slow]
 
