@@ -11,6 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+from PySide6.QtGui import QAccessible
+from pytestqt.qtbot import QtBot
 from reader_fixtures import make_book
 
 from panelvox.analysis.cache import PageAnalyzer
@@ -32,6 +34,7 @@ from panelvox.reader.screen_reader_pace import ScreenReaderPace
 from panelvox.speech.backends.spy_backend import SpyBackend, SpyEvent
 from panelvox.speech.language_voices import LanguageVoices
 from panelvox.speech.queue import SpeechQueue
+from panelvox.ui.reader_app import build_reader
 
 LINES = ("そんな借金なんて!", "レーネさん、大丈夫?")
 
@@ -203,3 +206,33 @@ def test_a_voice_that_says_japanese_keeps_the_item_whole(tmp_path: Path) -> None
         balloon = Position(0, 0, Level.BALLOON)
         assert c.position_text(balloon) == c.position_shown(balloon) == f"Character 1: {LINES[0]}"
         c.close()
+
+
+def test_the_list_shows_the_lettering_and_names_the_item_by_its_frame(qtbot: QtBot, tmp_path: Path) -> None:
+    english_only, japanese = SpyBackend(languages=("en",)), SpyBackend(languages=("ja",))
+    r = build_reader(
+        backends=[english_only],
+        analyzer_factory=lambda: PageAnalyzer((JapaneseSpeakersStage(),), cache=None),
+        screen_reader=True,
+        persist_settings=False,
+        languages=LanguageVoices({"ja": [japanese]}, interface="en"),
+    )
+    qtbot.addWidget(r.window)
+    try:
+        assert r.window.open_path(make_book(tmp_path / "manga.cbz", pages=1, broken=None))
+        qtbot.waitUntil(lambda: r.window.tree.count() == 4, timeout=10_000)
+        tree = r.window.tree
+        assert [name for _level, name in tree.names()][1:] == [
+            "Panel 1. Character 1: Japanese. Character 2: Japanese.",
+            "Character 1: Japanese.",
+            "Character 2: Japanese.",
+        ]
+        shown = [tree.item(i).text() for i in range(tree.count())]
+        assert shown[2:] == [f"Character 1: {LINES[0]}", f"Character 2: {LINES[1]}"]
+        # what a screen reader reads of the item (Qt's accessible interface of the list's child)
+        iface = QAccessible.queryAccessibleInterface(tree)
+        assert iface is not None
+        names = [iface.child(i).text(QAccessible.Text.Name) for i in range(iface.childCount())]
+        assert "Character 1: Japanese." in names and not [n for n in names if LINES[0] in n], names
+    finally:
+        r.close()
