@@ -2,7 +2,9 @@
 
 Both start the reader in a private D-Bus session with the AT-SPI bus, read the tree with a
 small script for the system python (python3-pyatspi), and use the real default pipeline on
-the drawn sample book. Skipped only where Xvfb, AT-SPI, pyatspi or Orca are missing.
+the drawn sample book (and on a book of drawn Japanese lettering). Skipped only where Xvfb,
+AT-SPI, pyatspi or Orca are missing (the Japanese book's test: also openbox, Speech
+Dispatcher, SoX, a CJK font or the Japanese voice).
 """
 
 from __future__ import annotations
@@ -55,13 +57,26 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _session(
-    tmp: Path, cache: Path, *, orca: bool, keys: str, expect: str = "", wm: bool = False
+    tmp: Path,
+    cache: Path,
+    *,
+    orca: bool,
+    keys: str,
+    expect: str = "",
+    wm: bool = False,
+    book: Path = BOOK,
+    options: str = "",
+    app: str = "--backend silence",
+    setup: str = "",
 ) -> tuple[dict[str, object], str]:
     """Run the window (and Orca) in a private D-Bus session; the tree as JSON, the Orca log.
 
     With ``expect``, Orca is given up to 60 s to log that text before it is stopped, so a
     loaded machine slows the test down instead of failing it. With ``wm``, a window manager
     (openbox) runs too, as on a desktop: windows are activated and dialogs take the focus.
+    ``options`` (``-v``: the log in ``tmp/app.log``) and ``app``: the command line's and the
+    reader's options; ``setup``: shell lines run before the reader (the session's speech
+    server settings). A Speech Dispatcher the reader started in the session stops with it.
     """
     home = tmp / "home"
     (home / "run").mkdir(parents=True)
@@ -87,7 +102,8 @@ if [ {int(orca)} = 1 ]; then
   ORCA=$!
   sleep 3
 fi
-QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 QT_QPA_PLATFORM=xcb {panelvox} read {BOOK} --backend silence >{tmp}/app.log 2>&1 &
+{setup}
+QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 QT_QPA_PLATFORM=xcb {panelvox} {options} read "{book}" {app} >{tmp}/app.log 2>&1 &
 APP=$!
 {SYSTEM_PYTHON} {TREE_SCRIPT} --wait 240 --min-items 3 --keys '{keys}' >{tmp}/tree.json 2>{tmp}/tree.err
 RC=$?
@@ -99,6 +115,8 @@ if [ -n "$ORCA" ]; then
   kill -9 $ORCA 2>/dev/null
 fi
 kill $APP; wait $APP
+SPD_PID={home}/run/speech-dispatcher/pid/speech-dispatcher.pid
+[ -f $SPD_PID ] && kill $(cat $SPD_PID)
 [ -n "$WM" ] && kill $WM
 kill $BUS $XVFB
 exit $RC
@@ -189,3 +207,91 @@ def test_orca_says_read_all_and_the_answer_after_it(tmp_path: Path, shared_cache
     # "who speaks?" on page 2, from its structure
     answers = [s for s in spoken[asked:] if "From balloon" in s]
     assert answers and answers[0].startswith("Character 3"), spoken
+
+
+#: vertical lettering drawn on the Japanese book's pages, a balloon per panel
+JAPANESE_PAGES = (("そんな借金なんて", "それはよかった"), ("流しのガンマンです", "だから知らないって"))
+#: Japanese script: what espeak-ng, Speech Dispatcher's default voice, spells letter by letter
+_JAPANESE_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _japanese_book(folder: Path) -> Path:
+    """Two pages of two tiers, each a balloon of vertical Japanese (fonts-noto-cjk)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    found = subprocess.run(["fc-match", "-f", "%{file}", ":lang=ja"], capture_output=True, text=True)
+    try:
+        font = ImageFont.truetype(found.stdout.strip(), 30)
+    except OSError:
+        pytest.skip("no Japanese font (fonts-noto-cjk, see scripts/setup)")
+    if "CJK" not in font.getname()[0]:
+        pytest.skip("the Japanese font is not a CJK one")
+    folder.mkdir()
+    for n, lines in enumerate(JAPANESE_PAGES, 1):
+        im = Image.new("RGB", (820, 780), "white")
+        d = ImageDraw.Draw(im)
+        for tier, text in enumerate(lines):
+            top = 20 + tier * 380
+            d.rectangle((20, top, 800, top + 360), outline="black", width=4)
+            columns = [text[i : i + 7] for i in range(0, len(text), 7)]
+            d.ellipse((640 - 45 * len(columns), top + 20, 730, top + 340), outline="black", width=3)
+            for c, column in enumerate(columns):  # columns read right to left
+                for r, ch in enumerate(column):
+                    d.text((670 - 45 * c, top + 50 + 38 * r), ch, font=font, fill="black")
+        im.save(folder / f"{n:03d}.png")
+    return folder
+
+
+#: the session's Speech Dispatcher as Debian ships it (espeak-ng), playing to ALSA's null
+#: device, and SoX (the Japanese voice's player) too: there is no sound card under Xvfb
+_NULL_AUDIO = """
+mkdir -p $XDG_CONFIG_HOME/speech-dispatcher
+cp /etc/speech-dispatcher/speechd.conf $XDG_CONFIG_HOME/speech-dispatcher/speechd.conf
+printf 'AudioOutputMethod "alsa"\\nAudioALSADevice "null"\\n' >>$XDG_CONFIG_HOME/speech-dispatcher/speechd.conf
+export AUDIODEV=null
+"""
+
+
+def test_orca_never_spells_japanese_and_the_japanese_voice_says_it(tmp_path: Path) -> None:
+    """A Japanese book under Orca with Speech Dispatcher's espeak-ng, which spells Japanese
+    ("Japanese letter"): arrow moves and read-all hand Orca the interface-language frame only
+    ("Character 1: Japanese."), read-all's words are Orca's, and the lettering goes to
+    Panelvox's Japanese voice (its record in the reader's log)."""
+    _need("Xvfb", "dbus-run-session", "orca", "openbox", "speech-dispatcher", "play", "fc-match")
+    probe = subprocess.run([sys.executable, "-c", "import pyopenjtalk"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("the Japanese voice is not installed (pip install 'panelvox[ja]')")
+    book = _japanese_book(tmp_path / "Manga Test")
+    keys = "Right,wait:5,Right,wait:5,space,wait:45"
+    _tree, log = _session(
+        tmp_path,
+        tmp_path / "cache",
+        orca=True,
+        keys=keys,
+        expect="End of book.",
+        wm=True,
+        book=book,
+        options="-v",
+        app="--backend screenreader",
+        setup=_NULL_AUDIO,
+    )
+    spoken = _spoken(log)
+    assert spoken, log[-3000:]
+    # nothing Orca is given is spelled: no Japanese script, no letter names
+    assert not [s for s in spoken if _JAPANESE_SCRIPT.search(s)], spoken
+    assert not [s for s in spoken if re.search(r"(Japanese|Chinese) letter", s)], spoken
+    frames = [s for s in spoken if re.fullmatch(r"(Character \d+|Someone|Narrator): Japanese\.?", s)]
+    assert frames, spoken  # the balloons' frames, said by Orca
+    # read-all (Space) reads on through Orca: no key turns the page, read-all does
+    turn = next((i for i, s in enumerate(spoken) if s.startswith("Page 2:")), None)
+    assert turn is not None, spoken
+    assert [s for s in spoken[turn:] if s in frames], spoken  # page 2's balloons
+    assert "End of book." in spoken[turn:], spoken
+    # the lettering went to Panelvox's Japanese voice (Orca was given none of it, above)
+    app_log = (tmp_path / "app.log").read_text(encoding="utf-8", errors="replace")
+    said = re.findall(r"language voice (\S+) says '(.*)' \(ja\)", app_log)
+    assert said, app_log[-3000:]
+    assert {voice for voice, _text in said} <= {"openjtalk", "kokoro-ja"}, said
+    texts = " ".join(text for _voice, text in said)
+    assert "借金" in texts, said  # page 1, by an arrow move
+    assert "ガンマン" in texts, said  # page 2, by read-all

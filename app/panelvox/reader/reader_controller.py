@@ -269,7 +269,13 @@ class ReaderController:
         return words.landing_utterances(self.outline(pos.page), pos)
 
     def position_text(self, position: Position | None = None) -> str:
-        """``position``'s accessible name; a screen reader reads it, so any cue is the word."""
+        """``position``'s accessible name; a screen reader reads it, so any cue is the word.
+        With a screen reader, lettering its voice cannot say is named by its language
+        ("Character 1: Japanese."): Panelvox's voice of that language says it after."""
+        return self.voice.item_text(self.position_utterances(position))
+
+    def position_shown(self, position: Position | None = None) -> str:
+        """``position``'s text as shown: the lettering itself, in every language."""
         return join_sentences(word_cued(u, self.prefs) for u in self.position_utterances(position))
 
     # -- moves -------------------------------------------------------------------------

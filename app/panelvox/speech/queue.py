@@ -177,6 +177,14 @@ class SpeechQueue:
             part = parts.pop(0)
             with self._cond:
                 self._speaking = part.backend
+            if part.backend is not main:
+                # which voice said which words: the record a listener's report (or a test) reads
+                log.debug(
+                    "language voice %s says %r (%s)",
+                    part.backend.name,
+                    part.request.text,
+                    part.request.language,
+                )
             try:
                 if not part.backend.speak(part.request.clamped(part.backend.capabilities), cancel):
                     return False

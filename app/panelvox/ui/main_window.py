@@ -373,13 +373,14 @@ class MainWindow(QMainWindow):
 
     def on_outline(self, outline: PageOutline) -> None:
         c = self.controller
-        texts = {Position(outline.index): c.position_text(Position(outline.index))}
+        positions = [Position(outline.index)]
         for group in outline.panels:
-            pos = Position(outline.index, group.first, Level.PANEL)
-            texts[pos] = c.position_text(pos)
-            for i in range(group.first, group.last + 1):
-                bpos = Position(outline.index, i, Level.BALLOON)
-                texts[bpos] = c.position_text(bpos)
+            positions.append(Position(outline.index, group.first, Level.PANEL))
+            positions.extend(
+                Position(outline.index, i, Level.BALLOON) for i in range(group.first, group.last + 1)
+            )
+        # shown: the lettering itself; the accessible name: what the screen reader says
+        texts = {pos: (c.position_shown(pos), c.position_text(pos)) for pos in positions}
         self.tree.show_outline(outline, texts)
         self._show_image(outline.index)
 

@@ -1,7 +1,10 @@
 """The page as a native accessible list: the page, then each panel followed by its balloons.
 
-Each item's text (its accessible name) is exactly what the reader says on landing there,
-so a screen reader's own navigation reads the same words as Panelvox's keys. The list is
+Each item's accessible name is exactly what the reader says on landing there, so a screen
+reader's own navigation reads the same words as Panelvox's keys. Its shown text is the same,
+except where the screen reader's voice cannot say the lettering's language: the name then
+carries the frame ("Character 1: Japanese.", Panelvox's Japanese voice says the words after
+it) and the list still shows the lettering. The list is
 flat, with the level in the words ("Page 3: …", "Panel 2. …", then the balloons): in a tree,
 Orca says "expanded" after every item that has children, NVDA "expanded" and "level 2",
 JAWS "open" and the level, which is noise when every panel is always open. A flat list is
@@ -35,8 +38,9 @@ class StructureView(QListWidget):
         self._items: dict[Position, QListWidgetItem] = {}
         self.outline: PageOutline | None = None
 
-    def show_outline(self, outline: PageOutline, position_texts: dict[Position, str]) -> None:
-        """Rebuild the list for ``outline``; ``position_texts`` gives each item's spoken text."""
+    def show_outline(self, outline: PageOutline, position_texts: dict[Position, tuple[str, str]]) -> None:
+        """Rebuild the list for ``outline``; ``position_texts`` gives each item's (shown text,
+        accessible name)."""
         self.outline = outline
         self.blockSignals(True)
         try:
@@ -49,15 +53,16 @@ class StructureView(QListWidget):
                     Position(outline.index, i, Level.BALLOON) for i in range(group.first, group.last + 1)
                 )
             for pos in positions:
-                self._item(pos, position_texts[pos])
+                self._item(pos, *position_texts[pos])
         finally:
             self.blockSignals(False)
 
-    def _item(self, pos: Position, text: str) -> QListWidgetItem:
-        item = QListWidgetItem(text, self)
+    def _item(self, pos: Position, shown: str, name: str) -> QListWidgetItem:
+        item = QListWidgetItem(shown, self)
         item.setData(_POSITION_ROLE, pos)
-        item.setData(Qt.ItemDataRole.AccessibleTextRole, text)
-        item.setToolTip(text)
+        # Qt's AT-SPI bridge names an item by this role (its shown text only when it is empty)
+        item.setData(Qt.ItemDataRole.AccessibleTextRole, name)
+        item.setToolTip(shown)
         self._items[pos] = item
         return item
 
@@ -87,5 +92,5 @@ class StructureView(QListWidget):
             item = self.item(i)
             pos = self.position_of(item)
             if item is not None and pos is not None:
-                out.append((_DEPTH[pos.level], item.text()))
+                out.append((_DEPTH[pos.level], str(item.data(Qt.ItemDataRole.AccessibleTextRole))))
         return out
