@@ -38,8 +38,8 @@ import json
 import pickle
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
@@ -47,14 +47,16 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "app"))
 
 from panelvox import paths  # noqa: E402
+from panelvox.analysis.lettering import WordList  # noqa: E402
 from panelvox.eval.dataset_book import DatasetBook, books_of  # noqa: E402
-from panelvox.eval.ground_truth import Dataset, GTPage  # noqa: E402
+from panelvox.eval.ground_truth import Dataset, GoldenScript, GTPage  # noqa: E402
 from panelvox.eval.loaders import load_dataset  # noqa: E402
 from panelvox.eval.page_scoring import heard_blocks  # noqa: E402
 from panelvox.eval.runner import EvalStage, run_eval  # noqa: E402
 from panelvox.eval.script_metrics import (  # noqa: E402
     DIALOGUE_KINDS,
     UNNAMED_PREFIX,
+    HeardBlock,
     aggregate_scores,
     name_fits,
     name_words,
@@ -63,12 +65,14 @@ from panelvox.eval.script_metrics import (  # noqa: E402
 )
 from panelvox.model import PageAnalysis, ReadingDirection  # noqa: E402
 from panelvox.names.book_names import BookNames  # noqa: E402
-from panelvox.names.book_persons import PersonModel, carries, group_book  # noqa: E402
-from panelvox.names.evidence import Mention, is_name_word  # noqa: E402
+from panelvox.names.book_persons import PagePerson, PersonModel, carries, group_book  # noqa: E402
+from panelvox.names.evidence import Mention, is_name_word, name_key  # noqa: E402
 from panelvox.names.persons import person_evidence  # noqa: E402
 from panelvox.names.stores import NameStore  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("train_speaker_model", REPO / "scripts" / "train_speaker_model.py")
+_spec = importlib.util.spec_from_file_location(
+    "train_speaker_model", REPO / "scripts" / "train_speaker_model.py"
+)
 assert _spec is not None and _spec.loader is not None
 train = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train)
@@ -109,7 +113,9 @@ class Fold:
     analyses: dict[str, PageAnalysis]
 
 
-def prepare(extra_dir: Path | None, fresh: bool) -> tuple[list[tuple[str, list[GTPage]]], dict[str, list[GTPage]], dict[str, Fold]]:
+def prepare(
+    extra_dir: Path | None, fresh: bool
+) -> tuple[list[tuple[str, list[GTPage]]], dict[str, list[GTPage]], dict[str, Fold]]:
     dataset = load_dataset("cib")
     pages = [p for p in dataset.pages if p.script is not None]
     extra = [p for p in load_dataset(extra_dir).pages if p.script is not None] if extra_dir else []
@@ -167,23 +173,34 @@ def _majority(votes: Counter[str]) -> str | None:
     return votes.most_common(1)[0][0] if votes else None
 
 
-def diagnose_book(name: str, pages: Sequence[GTPage], fold: Fold) -> tuple[Counter[str], list[str]]:
-    """The class of every found named-cast dialogue line of one book (one story's pages)."""
-    book = DatasetBook(name, pages)
-    source = Stored(fold.analyses)
-    with TemporaryDirectory(prefix="panelvox-diag-") as tmp:
-        names = BookNames(book.content_hash, (), NameStore(Path(tmp) / "names.json"), persons=fold.person_model)
-        raw = {n: source.analyze_page(book, n, p.direction) for n, p in enumerate(pages, 1)}
-        for a in raw.values():
-            names.learn(a)
-        heard_pages = {n: names.apply(a) for n, a in raw.items()}
-        named, everyone = names._named_pages()
-        mentions: dict[int, list[Mention]] = names._mentions
+@dataclass(frozen=True)
+class _Book:
+    """What the names pass made of one book's pages, and the golden speaker of its persons."""
+
+    words: WordList
+    #: page -> its mentions (the names pass's)
+    mentions: dict[int, list[Mention]]
+    #: page person -> the golden speaker most of its balloons have (the trainer's rule)
+    gold_of: dict[tuple[int, str], str]
+    #: (page, block id) -> the page person who says it
+    person_of_block: dict[tuple[int, str], tuple[int, str]]
+    #: name key -> the page persons whose page holds it for them (the page's evidence rules)
+    holders: dict[str, list[tuple[int, str]]]
+    #: name key -> the page persons a mention is tied to, held or not
+    tied_to: dict[str, list[tuple[int, str]]]
+    #: name words of everything read on the book's pages
+    text_words: frozenset[str]
+    group_of: dict[tuple[int, str], int]
+    persons: dict[tuple[int, str], PagePerson]
+    carry: Callable[[PagePerson, PagePerson], bool]
+
+
+def _book_facts(
+    pages: Sequence[GTPage], raw: Mapping[int, PageAnalysis], names: BookNames, fold: Fold
+) -> _Book:
+    named, everyone = names._named_pages()
+    mentions: dict[int, list[Mention]] = names._mentions
     groups = group_book(everyone, fold.person_model)
-    group_of = {p.ident: g for p, g in zip(everyone, groups, strict=True)}
-    person_by_ident = {p.ident: p for p in everyone}
-    sure = carries(fold.person_model)
-    # each page person's golden speaker: the one most of its balloons say (the trainer's rule)
     gold_of: dict[tuple[int, str], str] = {}
     person_of_block: dict[tuple[int, str], tuple[int, str]] = {}
     for n, page in enumerate(pages, 1):
@@ -200,22 +217,81 @@ def diagnose_book(name: str, pages: Sequence[GTPage], fold: Fold) -> tuple[Count
                     votes.setdefault(who.cluster or who.id, Counter())[said[b.id]] += 1
         for key, c in votes.items():
             gold_of[(n, key)] = c.most_common(1)[0][0]
-    # who holds which name key on its page (the page's own evidence)
     holders: dict[str, list[tuple[int, str]]] = {}
     for p in everyone:
         if p.name is not None:
-            holders.setdefault(p.name.split()[0].casefold(), []).append(p.ident)
-    # every mention tied to a person on its page, held or not (the evidence rules come after)
+            holders.setdefault(name_key(p.name), []).append(p.ident)
     tied_to: dict[str, list[tuple[int, str]]] = {}
     for n, a in named.items():
         cluster = {c.id: c.cluster or c.id for c in a.characters}
         for e in person_evidence(a, mentions.get(n, [])):
             if not e.against:
-                tied_to.setdefault(e.name.split()[0].casefold(), []).append((n, cluster.get(e.person, e.person)))
-    text_words = set()
-    for a in raw.values():
-        for b in a.blocks:
-            text_words |= name_words(b.text)
+                tied_to.setdefault(name_key(e.name), []).append((n, cluster.get(e.person, e.person)))
+    text_words = frozenset(w for a in raw.values() for b in a.blocks for w in name_words(b.text))
+    return _Book(
+        names.words,
+        mentions,
+        gold_of,
+        person_of_block,
+        holders,
+        tied_to,
+        text_words,
+        {p.ident: g for p, g in zip(everyone, groups, strict=True)},
+        {p.ident: p for p in everyone},
+        carries(fold.person_model),
+    )
+
+
+def _classify(book: _Book, script: GoldenScript, page: int, speaker: str, block: HeardBlock) -> str:
+    """Why one line by a named cast member is (not) said with its name: the first class that holds."""
+    words = speaker_words(script, speaker)
+    if block.name is not None:
+        return "said right" if name_fits(script, block.name, speaker) else "said wrong"
+    keys = {m.key for ms in book.mentions.values() for m in ms if name_words(m.name) & words}
+    if not keys:
+        found = words & book.text_words
+        if not found:
+            return "no mention: not in the text read"
+        if any(is_name_word(w, book.words) for w in found):
+            return "no mention: in text, not a vocative or introduction"
+        return "no mention: in text, not a name word (a dictionary word)"
+    held = [i for k in keys for i in book.holders.get(k, [])]
+    if not held:
+        tied = [t for k in keys for t in book.tied_to.get(k, [])]
+        if any(book.gold_of.get(t) == speaker for t in tied):
+            return "not attributed: tied to the right person, not held"
+        return (
+            "not attributed: tied to others only, not held"
+            if tied
+            else "not attributed: no evidence tied to a person"
+        )
+    right = [i for i in held if book.gold_of.get(i) == speaker]
+    mine = book.person_of_block.get((page, block.id))
+    if not right:
+        return "wrong person"
+    if mine is None or book.gold_of.get(mine) != speaker:
+        return "speaker wrong"
+    if mine in right:
+        return "not carried: same page person, other figure"
+    same = [i for i in right if book.group_of[i] == book.group_of[mine]]
+    if not same:
+        return "not carried: not grouped"
+    gated = not all(book.carry(book.persons[i], book.persons[mine]) for i in same)
+    return "not carried: grouped, gate" if gated else "not carried: decision"
+
+
+def diagnose_book(name: str, pages: Sequence[GTPage], fold: Fold) -> tuple[Counter[str], list[str]]:
+    """The class of every found named-cast dialogue line of one book (one story's pages)."""
+    dataset_book = DatasetBook(name, pages)
+    source = Stored(fold.analyses)
+    with TemporaryDirectory(prefix="panelvox-diag-") as tmp:
+        store = NameStore(Path(tmp) / "names.json")
+        names = BookNames(dataset_book.content_hash, (), store, persons=fold.person_model)
+        raw = {n: source.analyze_page(dataset_book, n, p.direction) for n, p in enumerate(pages, 1)}
+        for a in raw.values():
+            names.learn(a)
+        heard_pages = {n: names.apply(a) for n, a in raw.items()}
+        book = _book_facts(pages, raw, names, fold)
     out: Counter[str] = Counter()
     examples: list[str] = []
     for n, page in enumerate(pages, 1):
@@ -229,49 +305,11 @@ def diagnose_book(name: str, pages: Sequence[GTPage], fold: Fold) -> tuple[Count
                 continue
             if line.speaker.startswith(UNNAMED_PREFIX):
                 continue
-            spk = line.speaker
-            block = heard[pos]
-            words = speaker_words(script, spk)
-            if block.name is not None:
-                cls = "said right" if name_fits(script, block.name, spk) else "said wrong"
-            else:
-                keys = {m.key for ms in mentions.values() for m in ms if name_words(m.name) & words}
-                if not keys:
-                    found = words & text_words
-                    if not found:
-                        cls = "no mention: not in the text read"
-                    elif any(is_name_word(w, names.words) for w in found):
-                        cls = "no mention: in text, not a vocative or introduction"
-                    else:
-                        cls = "no mention: in text, not a name word (a dictionary word)"
-                else:
-                    held = [i for k in keys for i in holders.get(k, [])]
-                    right = [i for i in held if gold_of.get(i) == spk]
-                    mine = person_of_block.get((n, block.id))
-                    if not held:
-                        tied = [t for k in keys for t in tied_to.get(k, [])]
-                        if any(gold_of.get(t) == spk for t in tied):
-                            cls = "not attributed: tied to the right person, not held"
-                        elif tied:
-                            cls = "not attributed: tied to others only, not held"
-                        else:
-                            cls = "not attributed: no evidence tied to a person"
-                    elif not right:
-                        cls = "wrong person"
-                    elif mine is None or gold_of.get(mine) != spk:
-                        cls = "speaker wrong"
-                    elif mine in right:
-                        cls = "not carried: same page person, other figure"
-                    elif any(group_of[i] == group_of[mine] for i in right):
-                        same = [i for i in right if group_of[i] == group_of[mine]]
-                        gated = not all(sure(person_by_ident[i], person_by_ident[mine]) for i in same)
-                        cls = "not carried: grouped, gate" if gated else "not carried: decision"
-                    else:
-                        cls = "not carried: not grouped"
+            cls = _classify(book, script, n, line.speaker, heard[pos])
             out[cls] += 1
             if cls != "said right":
-                seen = ",".join(sorted(words & text_words))
-                examples.append(f"{page.page_id}\t{cls}\t{spk}\t{seen}\t{line.text[:60]}")
+                seen = ",".join(sorted(speaker_words(script, line.speaker) & book.text_words))
+                examples.append(f"{page.page_id}\t{cls}\t{line.speaker}\t{seen}\t{line.text[:60]}")
     return out, examples
 
 
@@ -301,8 +339,12 @@ def _held_out_metrics(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--extra", type=Path, help="cib-extra: its pages train the folds and are diagnosed apart")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--extra", type=Path, help="cib-extra: its pages train the folds and are diagnosed apart"
+    )
     parser.add_argument("--fresh", action="store_true", help="make the fold analyses again")
     parser.add_argument("--examples", type=Path, help="write every line not said right here (TSV)")
     parser.add_argument("--no-metrics", action="store_true", help="only the diagnosis")
