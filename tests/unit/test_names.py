@@ -23,7 +23,14 @@ from panelvox.model import (
     SpeakerLink,
     SpeakerReason,
 )
-from panelvox.names.evidence import is_name_word, self_introductions, titled_vocatives, vocatives
+from panelvox.names.evidence import (
+    NameSource,
+    is_name_word,
+    page_mentions,
+    self_introductions,
+    titled_vocatives,
+    vocatives,
+)
 from panelvox.names.labels import label_page
 from panelvox.names.persons import name_page
 from panelvox.names.stores import NameStore, character_key
@@ -108,6 +115,20 @@ def test_a_figure_that_calls_a_name_is_never_given_it(words: WordList) -> None:
     assert _names(name_page(one_figure, words, ["Steenie"])) == {"c1": None, "c2": None}
     # their own figures: the one who answers is named as before
     assert _names(name_page(page, words, ["Steenie"])) == {"c1": None, "c2": "Steenie"}
+
+
+def test_whoever_speaks_of_a_name_is_not_given_it(words: WordList) -> None:
+    # "STEENIE IS NOT HERE": the one who answers the call speaks of Steenie, so is not Steenie
+    page = exchange("STEENIE, I HAVE BEEN LOOKING FOR YOU.", "STEENIE IS NOT HERE.")
+    assert _names(name_page(page, words, ["Steenie"])) == {"c1": None, "c2": None}
+    # a name spoken of is a mention of its own kind: it names no one, and it is not a call
+    said = page_mentions(exchange("BELE KAHR IS CRUEL, AND MYRRAH'S FATHER KNOWS IT.", "I'M DOUGAL!"), words)
+    assert [(m.name, m.source) for m in said] == [
+        ("BELE", NameSource.SAID),
+        ("KAHR", NameSource.SAID),
+        ("MYRRAH", NameSource.SAID),
+        ("DOUGAL", NameSource.SELF),
+    ]
 
 
 def test_a_name_two_persons_would_get_goes_to_neither(words: WordList) -> None:

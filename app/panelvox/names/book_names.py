@@ -155,7 +155,7 @@ class BookNames:
             if self._analyses.get(analysis.page) == page:
                 return  # read again: nothing new (every read of a page comes through here)
         mentions = page_mentions(page, self.words, known)
-        counts = Counter(m.key for m in mentions)
+        counts = Counter(m.key for m in mentions if m.source is not NameSource.SAID)
         with self._lock:
             if analysis.page in self._analyses:  # the page was analysed anew: its pairs too
                 self._links = {
@@ -216,7 +216,7 @@ class BookNames:
         named: dict[int, PageAnalysis] = {}
         everyone: list[PagePerson] = []
         for number, page in sorted(self._analyses.items()):
-            counts = Counter(m.key for m in self._mentions[number])
+            counts = Counter(m.key for m in self._mentions[number] if m.source is not NameSource.SAID)
             named[number] = name_persons(
                 page, self._mentions[number], counts, functools.partial(_elsewhere, total, counts), known
             )

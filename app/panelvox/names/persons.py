@@ -9,6 +9,8 @@ at a person:
   speaker goes on talking, the one they answered (the balloon before); and it says the
   *speaker* is not that name;
 - a **self-introduction** names the speaker;
+- a name **said** otherwise ("BELE KAHR IS CRUEL") names no one, and says the speaker is not
+  that name (people speak of others by name, of themselves as "I");
 - a **caption** may name the one person who speaks in its panel, when it names no one else
   and is not told in the first person ("I FOUND MYSELF IN DAVID'S HOUSE": the narrator is a
   second person, and the one who speaks may be either).
@@ -109,6 +111,8 @@ def person_evidence(analysis: PageAnalysis, mentions: Sequence[Mention]) -> list
             out.append(NameEvidence(m.name, speaker, m.source, m.block, landed=m.block))
             continue
         out.append(NameEvidence(m.name, speaker, m.source, m.block, against=True))
+        if m.source is NameSource.SAID:
+            continue  # a name spoken of: nobody on the page is shown to be its bearer
         answer = _answerer(said, k, panel_rank)
         if answer is not None and _two_party(said, said[k][0], answer[0]):
             out.append(NameEvidence(m.name, answer[1], m.source, m.block, landed=answer[0].id))
@@ -252,5 +256,5 @@ def name_page(analysis: PageAnalysis, words: WordList, known: Iterable[str] = ()
     """``analysis`` named from its own words alone (a name said twice on it is usable)."""
     known = tuple(known)
     mentions = page_mentions(analysis, words, known)
-    counts = Counter(m.key for m in mentions)
+    counts = Counter(m.key for m in mentions if m.source is not NameSource.SAID)
     return name_persons(analysis, mentions, counts, lambda _key: 0, known)
