@@ -23,9 +23,15 @@ these pages).
     .venv/bin/python scripts/train_block_kinds.py --stories 2      # a smoke run (CI)
     .venv/bin/python scripts/train_block_kinds.py --extra ../shared/data/cib-extra --write model.json
 
-The model is not shipped: held out by story it does not yet reach the rules' figures
-(docs/benchmarks.md, "Block kinds, learned (issue 30)"); ``--write`` writes the model fitted
-on every story, with its held-out figures and the command, where it is told to.
+``--variant`` (see :data:`VARIANTS`) tries the model alone, the hybrids (the rules that passed
+the evidence bar decide where they fire, or are four features of the model) and the same with
+the rules that failed the bar deleted from the stage; ``--rest-only`` trains a hybrid's model
+on the blocks the rules leave to it.
+
+No variant is shipped: held out by story none reaches the rules' figures (docs/benchmarks.md,
+"Block kinds, learned (issue 30)"); ``--write`` writes the model fitted on every story, with
+its held-out figures and the command, where it is told to (a features variant's model has
+four columns more than :data:`FEATURES`).
 """
 
 from __future__ import annotations
@@ -55,11 +61,14 @@ from panelvox import paths  # noqa: E402
 from panelvox.analysis import balloons_stage  # noqa: E402
 from panelvox.analysis.block_pieces import rejoin_balloons  # noqa: E402
 from panelvox.analysis.block_roles import (  # noqa: E402
+    TITLE_SIZE,
     _display_initial,
     _foreign_languages,
     _kept_apart,
     _lone_question,
+    _sound_or_cry,
     crossed_readings,
+    is_not_lettering,
 )
 from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint  # noqa: E402
 from panelvox.analysis.line_groups import thickness  # noqa: E402
@@ -86,6 +95,15 @@ _KIND = {
     "sfx": BalloonKind.SFX,
     "sign": BalloonKind.OTHER,
 }
+#: what is tried (issue 30): the model alone; the hybrid, where the rules that passed the
+#: evidence bar (marks dropped, narration openings, sounds and cries: docs/benchmarks.md)
+#: decide the blocks they fire on and the model the rest; the same rules as four features of
+#: the model instead; and "folded": the hybrid with the rules that failed the bar deleted (the
+#: sign board's outline, the board kind, pieces given back, the lone "2"; the traced caption
+#: box and the title's rival are the model's already), their geometry left to the features
+VARIANTS = ("learned", "hybrid", "hybrid-features", "folded", "folded-features")
+#: the rule outcomes a hybrid-features model sees (one-hot; none when no rule fires)
+RULE_OUTCOMES = ("junk", "sfx", "speech", "caption")
 REPORTED = ("found_rate", "in_order_rate", "exact_rate", "kind_right_rate", "junk_rate")
 
 
@@ -113,12 +131,49 @@ class PageData:
     candidates: list[Balloon]
     x: np.ndarray
     y: np.ndarray  # class index per candidate, -1 where its text is empty (the eval skips it)
+    rules_say: list[str | None]  # what the passing rules decide per candidate (None: silent)
 
 
-def candidates_of(call: RolesCall) -> list[Balloon]:
-    """The blocks the decision is made on: pieces of a traced balloon given back to it."""
+def candidates_of(call: RolesCall, rejoin: bool = True) -> list[Balloon]:
+    """The blocks the decision is made on: pieces of a traced balloon given back to it
+    (``rejoin``; off where that rule is deleted)."""
+    if not rejoin:
+        return list(call.blocks)
     by_id = {ln.id: ln for ln in call.lines}
     return rejoin_balloons(call.blocks, by_id, call.words, _kept_apart)
+
+
+def rules_say(call: RolesCall, blocks: Sequence[Balloon], facts: PageFacts) -> list[str | None]:
+    """What the rules that passed the evidence bar decide for each block, as ``tell_roles``
+    applies them: a mark that is not lettering is junk; untraced lettering opening with a
+    word that moves the story on is a caption, lettering all of sounds a sound effect, a
+    display cry speech (``_sound_or_cry``); None where they are silent."""
+    by_id = {ln.id: ln for ln in call.lines}
+    out: list[str | None] = []
+    for b in blocks:
+        members = [by_id[i] for i in b.lines if i in by_id]
+        confs = [ln.confidence for ln in members]
+        read = sum(confs) / len(confs) if confs else b.confidence
+        if is_not_lettering(b, read, call.lexicon, set(facts.foreign)):
+            out.append("junk")
+            continue
+        height = statistics.median(thickness(ln) for ln in members) if members else 0.0
+        large = bool(facts.typical) and height >= TITLE_SIZE * facts.typical
+        told = _sound_or_cry(b, call.lexicon, large)
+        out.append(
+            {BalloonKind.SFX: "sfx", BalloonKind.SPEECH: "speech", BalloonKind.CAPTION: "caption"}.get(
+                told.kind
+            )
+            if told.kind is not b.kind
+            else None
+        )
+    return out
+
+
+def with_rule_features(x: np.ndarray, said: Sequence[str | None]) -> np.ndarray:
+    """``x`` with the passing rules' outcomes as one-hot columns (:data:`RULE_OUTCOMES`)."""
+    extra = np.asarray([[float(s == o) for o in RULE_OUTCOMES] for s in said], np.float64)
+    return np.concatenate([x, extra.reshape(len(said), len(RULE_OUTCOMES))], axis=1)
 
 
 def page_facts(call: RolesCall, blocks: Sequence[Balloon], width: float) -> PageFacts:
@@ -141,8 +196,7 @@ def page_facts(call: RolesCall, blocks: Sequence[Balloon], width: float) -> Page
     )
 
 
-def features(call: RolesCall, blocks: Sequence[Balloon], width: float) -> np.ndarray:
-    facts = page_facts(call, blocks, width)
+def features(call: RolesCall, blocks: Sequence[Balloon], width: float, facts: PageFacts) -> np.ndarray:
     by_id = {ln.id: ln for ln in call.lines}
     panels = {p.id: p for p in call.panels}
     rows = [block_features(b, by_id, facts, panels, call.words, call.lexicon) for b in blocks]
@@ -170,15 +224,19 @@ def labels(page: GTPage, blocks: Sequence[Balloon]) -> np.ndarray:
     return np.asarray(out, np.int64)
 
 
-def decide(call: RolesCall, blocks: Sequence[Balloon], classes: Sequence[str]) -> list[Balloon]:
+def decide(
+    call: RolesCall, blocks: Sequence[Balloon], classes: Sequence[str], lone_question: bool = True
+) -> list[Balloon]:
     """The blocks as the model classed them: junk dropped, kinds set, the title's blocks one
-    caption (as ``tell_roles`` makes them), narration's display initial put back."""
+    caption (as ``tell_roles`` makes them), narration's display initial put back, a lone "2"
+    read as "?" (``lone_question``; off where that rule is deleted)."""
     kept: list[Balloon] = []
     titles: list[Balloon] = []
     for b, c in zip(blocks, classes, strict=True):
         if c == "junk":
             continue
-        b = _lone_question(replace(b, kind=_KIND[c]))
+        b = replace(b, kind=_KIND[c])
+        b = _lone_question(b) if lone_question else b
         if c in ("caption", "title"):
             b = replace(b, text=_display_initial(b.text, call.lexicon))
         if c == "title":
@@ -226,7 +284,11 @@ class Capture:
 
 
 def collect(
-    datasets: Sequence[tuple[str, Sequence[GTPage]]], prefix: PageAnalyzer, balloons: Any, capture: Capture
+    datasets: Sequence[tuple[str, Sequence[GTPage]]],
+    prefix: PageAnalyzer,
+    balloons: Any,
+    capture: Capture,
+    rejoin: bool = True,
 ) -> dict[str, list[PageData]]:
     """Every page's candidates, features and labels, and the rules' blocks, by story."""
     out: dict[str, list[PageData]] = {}
@@ -240,10 +302,12 @@ def collect(
                 capture.last = None
                 after = balloons(image, analysis)
                 call = capture.last or RolesCall((), (), float(analysis.height), None, None, None, ())
-                blocks = candidates_of(call) if call.blocks else []
-                x = features(call, blocks, float(analysis.width))
+                blocks = candidates_of(call, rejoin) if call.blocks else []
+                facts = page_facts(call, blocks, float(analysis.width))
+                x = features(call, blocks, float(analysis.width), facts)
+                said = rules_say(call, blocks, facts) if blocks else []
                 out.setdefault(story, []).append(
-                    PageData(story, page, number, book, after, call, blocks, x, labels(page, blocks))
+                    PageData(story, page, number, book, after, call, blocks, x, labels(page, blocks), said)
                 )
             print(f"  {story}: {len(group)} pages, {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return out
@@ -278,12 +342,19 @@ def fit(x: np.ndarray, y: np.ndarray, c: float) -> BlockKindModel:
     return BlockKindModel(CLASSES, mean, scale, coef, intercept)
 
 
-def classes_of(model: BlockKindModel, x: np.ndarray, junk_bias: float) -> list[str]:
+def classes_of(
+    model: BlockKindModel, x: np.ndarray, junk_bias: float, said: Sequence[str | None] | None = None
+) -> list[str]:
+    """The model's class per row; where ``said`` names a class (the passing rules fired) that
+    class decides (the hybrid)."""
     if len(x) == 0:
         return []
     logp = np.log(model.probabilities(x) + 1e-12)
     logp[:, CLASSES.index("junk")] += junk_bias
-    return [CLASSES[i] for i in logp.argmax(axis=1)]
+    out = [CLASSES[i] for i in logp.argmax(axis=1)]
+    if said is not None:
+        out = [r if r is not None else c for c, r in zip(out, said, strict=True)]
+    return out
 
 
 def _figures(scores: Sequence[Any]) -> dict[str, float]:
@@ -294,10 +365,52 @@ def _figures(scores: Sequence[Any]) -> dict[str, float]:
     }
 
 
-def _stack(pages: Sequence[PageData]) -> tuple[np.ndarray, np.ndarray]:
-    x = np.concatenate([p.x for p in pages]) if pages else np.zeros((0, len(FEATURES)))
+def _stack(pages: Sequence[PageData], rest_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The pages' rows and labels; ``rest_only``: the blocks the passing rules are silent on
+    labelled as they are, the others -1 (left out of training)."""
+    width = pages[0].x.shape[1] if pages else len(FEATURES)
+    x = np.concatenate([p.x for p in pages]) if pages else np.zeros((0, width))
     y = np.concatenate([p.y for p in pages]) if pages else np.zeros(0, np.int64)
+    if rest_only and pages:
+        said = np.asarray([r is not None for p in pages for r in p.rules_say], bool)
+        y = np.where(said, -1, y)
     return x, y
+
+
+Data = dict[str, list[PageData]]
+
+
+def read_pages(
+    variant: str, cib: Sequence[GTPage], extra: Sequence[GTPage], prefix: PageAnalyzer, balloons: Any
+) -> tuple[Data, Data, Data, Data]:
+    """The candidates of cib and cib-extra as ``variant`` sees them, and the pages as the
+    rules read them (the same unless the variant deletes rules from the stage)."""
+    capture = Capture()
+    balloons_stage.tell_roles = capture
+    print("reading pages (panels and text cached)", file=sys.stderr)
+    try:
+        cib_data = collect([("cib", cib)], prefix, balloons, capture)
+        extra_data = collect([("cib-extra", extra)], prefix, balloons, capture) if extra else {}
+        rules_cib, rules_extra = cib_data, extra_data
+        if variant.startswith("folded"):
+            # the rules that failed the evidence bar deleted from the stage: the candidates
+            # are read again without them (the rules' figures stay the stage's as it is)
+            saved = (balloons_stage.board_outline, balloons_stage.board_kind)
+            balloons_stage.board_outline = lambda *_a, **_k: False
+            balloons_stage.board_kind = lambda kind, *_a, **_k: kind
+            try:
+                cib_data = collect([("cib", cib)], prefix, balloons, capture, rejoin=False)
+                extra_data = (
+                    collect([("cib-extra", extra)], prefix, balloons, capture, rejoin=False) if extra else {}
+                )
+            finally:
+                balloons_stage.board_outline, balloons_stage.board_kind = saved
+    finally:
+        balloons_stage.tell_roles = capture.rules
+    if variant.endswith("features"):
+        for p in [p for d in (cib_data, extra_data) for ps in d.values() for p in ps]:
+            p.x = with_rule_features(p.x, p.rules_say)
+    return cib_data, extra_data, rules_cib, rules_extra
 
 
 def main() -> int:
@@ -308,6 +421,10 @@ def main() -> int:
     parser.add_argument("--stories", type=int, help="only the first N stories (a smoke run)")
     parser.add_argument("--cs", type=float, nargs="+", default=CS)
     parser.add_argument("--junk-biases", type=float, nargs="+", default=JUNK_BIASES)
+    parser.add_argument("--variant", choices=VARIANTS, default="learned", help="see VARIANTS")
+    parser.add_argument(
+        "--rest-only", action="store_true", help="hybrids: train on the blocks the rules leave to the model"
+    )
     parser.add_argument("--write", type=Path, help="write the model fitted on every story here (JSON)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args()
@@ -326,27 +443,24 @@ def main() -> int:
     balloons = next(s for s in stages if s.name == "balloons")
     order = next(s for s in stages if s.name == "order")
     assert isinstance(order, OrderStage)
-    capture = Capture()
-    balloons_stage.tell_roles = capture
-    print("reading pages (panels and text cached)", file=sys.stderr)
-    cib_data = collect([("cib", cib)], prefix, balloons, capture)
-    extra_data = collect([("cib-extra", extra)], prefix, balloons, capture) if extra else {}
-    balloons_stage.tell_roles = capture.rules
+    folded = args.variant.startswith("folded")
+    cib_data, extra_data, rules_cib, rules_extra_data = read_pages(args.variant, cib, extra, prefix, balloons)
+    hybrid = args.variant in ("hybrid", "folded")
 
     everything = {s: cib_data.get(s, []) + extra_data.get(s, []) for s in stories}
-    x_all, y_all = _stack([p for ps in everything.values() for p in ps])
+    x_all, y_all = _stack([p for ps in everything.values() for p in ps], args.rest_only)
     counts = Counter(CLASSES[i] for i in y_all if i >= 0)
     print("candidates by label:", dict(counts))
 
     # the rules, on the same pages and scoring ("now"; in sample for them)
-    rules = {s: [score(p, None, order) for p in cib_data[s]] for s in stories}
-    rules_extra = {s: [score(p, None, order) for p in extra_data.get(s, [])] for s in stories}
+    rules = {s: [score(p, None, order) for p in rules_cib[s]] for s in stories}
+    rules_extra = {s: [score(p, None, order) for p in rules_extra_data.get(s, [])] for s in stories}
 
     results: dict[tuple[float, float], dict[str, Any]] = {}
     for c in args.cs:
         models = {}
         for s in stories:
-            x, y = _stack([p for t, ps in everything.items() if t != s for p in ps])
+            x, y = _stack([p for t, ps in everything.items() if t != s for p in ps], args.rest_only)
             models[s] = fit(x, y, c)
         for bias in args.junk_biases:
             held: dict[str, list[Any]] = {}
@@ -355,11 +469,12 @@ def main() -> int:
             for s in stories:
                 for group, into in ((cib_data.get(s, []), held), (extra_data.get(s, []), held_extra)):
                     for p in group:
-                        classes = classes_of(models[s], p.x, bias)
+                        classes = classes_of(models[s], p.x, bias, p.rules_say if hybrid else None)
                         if group is cib_data.get(s):
                             right += sum(CLASSES[t] == k for t, k in zip(p.y, classes, strict=True) if t >= 0)
                             total += int((p.y >= 0).sum())
-                        into.setdefault(s, []).append(score(p, decide(p.call, p.candidates, classes), order))
+                        blocks = decide(p.call, p.candidates, classes, lone_question=not folded)
+                        into.setdefault(s, []).append(score(p, blocks, order))
             results[(c, bias)] = {
                 "cib": _figures([sc for ps in held.values() for sc in ps]),
                 "extra": _figures([sc for ps in held_extra.values() for sc in ps]) if held_extra else None,
@@ -402,6 +517,7 @@ def main() -> int:
         "rules_extra": now_extra,
         "rules_by_story": {s: _figures(rules[s]) for s in stories},
         "learned": {f"C={c} junk_bias={b:+.1f}": r for (c, b), r in results.items()},
+        "variant": args.variant + (" (trained on the rest only)" if args.rest_only else ""),
         "chosen": {"C": best[0], "junk_bias": best[1]},
         "labels": dict(counts),
     }

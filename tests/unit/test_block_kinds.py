@@ -99,3 +99,54 @@ def test_the_model_gives_probabilities_and_keeps_its_features_in_its_data() -> N
     data["features"] = data["features"][:-1]
     with pytest.raises(ValueError):
         BlockKindModel.from_json(data)
+
+
+def _training_script():  # type: ignore[no-untyped-def]
+    """scripts/train_block_kinds.py (it needs scikit-learn, a development dependency)."""
+    pytest.importorskip("sklearn")
+    path = SCRIPT.parent / "train_block_kinds.py"
+    spec = importlib.util.spec_from_file_location("train_block_kinds", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hybrid_lets_the_passing_rules_decide_where_they_fire() -> None:
+    train = _training_script()
+    lines = [
+        TextLine("t1", BBox(100, 300, 420, 340), "BANG! CRASH!", 0.95, "test"),
+        TextLine("t2", BBox(20, 10, 600, 30), "LATER THAT NIGHT, THE BOYS RETURNED.", 0.95, "test"),
+        TextLine("t3", BBox(500, 100, 800, 120), "WHERE DID YOU GO?", 0.97, "test"),
+        TextLine("t4", BBox(480, 1380, 500, 1395), "12", 0.95, "test"),
+    ]
+    free = [
+        Balloon(f"b{i}", BalloonKind.SPEECH, ln.bbox, ln.text, 0.9, "test", lines=(ln.id,), panel="p1")
+        for i, ln in enumerate(lines[:2], 1)
+    ]
+    traced = Balloon(
+        "b3",
+        BalloonKind.SPEECH,
+        BBox(480, 80, 820, 200),
+        lines[2].text,
+        0.9,
+        "test",
+        lines=("t3",),
+        polygon=(Point(480, 80), Point(820, 80), Point(650, 200)),
+        panel="p1",
+    )
+    number = Balloon("b4", BalloonKind.OTHER, lines[3].bbox, "12", 0.9, "test", lines=("t4",))
+    blocks = [*free, traced, number]
+    call = train.RolesCall(tuple(blocks), tuple(lines), 1400.0, WORDS, LEXICON, "en", tuple(PANELS.values()))
+    said = train.rules_say(call, blocks, PAGE)
+    assert said == ["sfx", "caption", None, "junk"]
+    x = train.with_rule_features(np.zeros((4, len(FEATURES))), said)
+    assert x.shape == (4, len(FEATURES) + len(train.RULE_OUTCOMES))
+    assert x[:, len(FEATURES) :].sum(axis=1).tolist() == [1.0, 1.0, 0.0, 1.0]
+    # a model that says "junk" of everything is overruled only where a rule fired
+    n, k = len(FEATURES), len(CLASSES)
+    intercept = np.where(np.asarray(CLASSES) == "junk", 5.0, 0.0)
+    model = BlockKindModel(CLASSES, np.zeros(n), np.ones(n), np.zeros((k, n)), intercept)
+    assert train.classes_of(model, np.zeros((4, n)), 0.0, said) == ["sfx", "caption", "junk", "junk"]
+    assert train.classes_of(model, np.zeros((4, n)), 0.0) == ["junk"] * 4

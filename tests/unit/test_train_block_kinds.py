@@ -1,6 +1,7 @@
 """A smoke run of the block kind model's training (scripts/train_block_kinds.py) on two
 stories: the script still runs from the golden scripts to the held-out comparison with the
-rules, without writing anything. Skipped without ../shared/data."""
+rules, without writing anything; the model alone and the variant that reads the pages again
+with the failing rules deleted and the passing ones as features. Skipped without ../shared/data."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_the_block_kind_training_runs_on_two_stories(shared_data: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("variant", ["learned", "folded-features"])
+def test_the_block_kind_training_runs_on_two_stories(shared_data: Path, tmp_path: Path, variant: str) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PANELVOX_EVAL_DATA": str(shared_data)}
     model = REPO / "app/panelvox/analysis/data/block_kinds.json"
     before = model.read_bytes() if model.exists() else None
@@ -29,6 +31,8 @@ def test_the_block_kind_training_runs_on_two_stories(shared_data: Path, tmp_path
             "1",
             "--junk-biases",
             "0",
+            "--variant",
+            variant,
         ],
         capture_output=True,
         text=True,
