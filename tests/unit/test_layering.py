@@ -46,6 +46,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "textmatch": set(_ALL),
     # so does the one sha256 helper (OCR models, voices, the model registry)
     "checksum": set(_ALL),
+    # so does the logistic model the speaker pairs and the book's person links share
+    "logistic": set(_ALL),
     # which language a text is in (voices, narration, exports): below every area
     "languages": set(_ALL),
     "doctor": {"cli"},

@@ -24,21 +24,18 @@ Everything here is a pure function of the page.
 
 from __future__ import annotations
 
-import functools
-import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.appearance import AppearanceModel, centre
 from panelvox.analysis.identity import Descriptor, describe, distance
+from panelvox.logistic import LogisticModel
 from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Point, SpeakerLink
 
 #: the shipped pair model, beside this module
@@ -283,50 +280,12 @@ def page_pairs(
     return pairs, np.array(rows, np.float64).reshape(len(pairs), len(FEATURES))
 
 
-@dataclass(frozen=True, slots=True)
-class PairModel:
-    """Logistic regression over standardised pair features, and the grouping's merge bias."""
+class PairModel(LogisticModel):
+    """The log-odds that one person says both balloons of each pair's row."""
 
-    mean: npt.NDArray[np.float64]
-    scale: npt.NDArray[np.float64]
-    coef: npt.NDArray[np.float64]
-    intercept: float
-    merge_bias: float
-
-    def log_odds(self, rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """The log-odds that one person says both balloons of each row."""
-        if rows.size == 0:
-            return np.zeros(0)
-        return np.asarray(((rows - self.mean) / self.scale) @ self.coef + self.intercept, np.float64)
-
-    def to_json(self, **extra: object) -> dict[str, object]:
-        return {
-            "format": MODEL_FORMAT,
-            "features": list(FEATURES),
-            "mean": [round(float(x), 6) for x in self.mean],
-            "scale": [round(float(x), 6) for x in self.scale],
-            "coef": [round(float(x), 6) for x in self.coef],
-            "intercept": round(float(self.intercept), 6),
-            "merge_bias": self.merge_bias,
-            **extra,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PairModel:
-        if data.get("format") != MODEL_FORMAT or tuple(data.get("features", ())) != FEATURES:
-            raise ValueError("the speaker pair model does not match this code's features")
-        arrays = [np.asarray(data[k], np.float64) for k in ("mean", "scale", "coef")]
-        if any(a.shape != (len(FEATURES),) for a in arrays):
-            raise ValueError("the speaker pair model has the wrong number of weights")
-        scale = np.where(arrays[1] > 0, arrays[1], 1.0)
-        return cls(arrays[0], scale, arrays[2], float(data["intercept"]), float(data["merge_bias"]))
-
-    @staticmethod
-    @functools.cache
-    def shipped() -> PairModel:
-        """The model that ships in the package (read once per process)."""
-        text = resources.files("panelvox.analysis").joinpath(MODEL_FILE).read_text("utf-8")
-        return PairModel.from_json(json.loads(text))
+    __slots__ = ()
+    WHAT, FORMAT, FEATURES = "the speaker pair model", MODEL_FORMAT, FEATURES
+    PACKAGE, FILE = "panelvox.analysis", MODEL_FILE
 
 
 def group_persons(

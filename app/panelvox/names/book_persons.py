@@ -23,20 +23,16 @@ never changes it.
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from panelvox.analysis.speaker_identity import grams
+from panelvox.logistic import LogisticModel
 from panelvox.model import BalloonKind, PageAnalysis
 from panelvox.names.persons import GUESS
 
@@ -200,65 +196,12 @@ def link_features(u: PagePerson, v: PagePerson) -> list[float]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class PersonModel:
-    """Logistic regression over standardised link features, and the grouping's merge bias."""
+class PersonModel(LogisticModel):
+    """The log-odds that both page persons of each row are one person of the book."""
 
-    mean: npt.NDArray[np.float64]
-    scale: npt.NDArray[np.float64]
-    coef: npt.NDArray[np.float64]
-    intercept: float
-    merge_bias: float
-
-    def log_odds(self, rows: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """The log-odds that both page persons of each row are one person of the book."""
-        if rows.size == 0:
-            return np.zeros(0)
-        return np.asarray(((rows - self.mean) / self.scale) @ self.coef + self.intercept, np.float64)
-
-    def to_json(self, **extra: object) -> dict[str, object]:
-        weights = {
-            "mean": [round(float(x), 6) for x in self.mean],
-            "scale": [round(float(x), 6) for x in self.scale],
-            "coef": [round(float(x), 6) for x in self.coef],
-            "intercept": round(float(self.intercept), 6),
-            "merge_bias": self.merge_bias,
-        }
-        return {
-            "format": MODEL_FORMAT,
-            "features": list(FEATURES),
-            **weights,
-            "sha256": _digest(weights),
-            **extra,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PersonModel:
-        if data.get("format") != MODEL_FORMAT or tuple(data.get("features", ())) != FEATURES:
-            raise ValueError("the person link model does not match this code's features")
-        if data.get("sha256") != _digest({k: data.get(k) for k in _WEIGHTS}):
-            raise ValueError("the person link model's weights do not match their sha256")
-        arrays = [np.asarray(data[k], np.float64) for k in ("mean", "scale", "coef")]
-        if any(a.shape != (len(FEATURES),) for a in arrays):
-            raise ValueError("the person link model has the wrong number of weights")
-        scale = np.where(arrays[1] > 0, arrays[1], 1.0)
-        return cls(arrays[0], scale, arrays[2], float(data["intercept"]), float(data["merge_bias"]))
-
-    @staticmethod
-    @functools.cache
-    def shipped() -> PersonModel:
-        """The model that ships in the package (read once per process)."""
-        text = resources.files("panelvox.names").joinpath(MODEL_FILE).read_text("utf-8")
-        return PersonModel.from_json(json.loads(text))
-
-
-_WEIGHTS = ("mean", "scale", "coef", "intercept", "merge_bias")
-
-
-def _digest(weights: Mapping[str, object]) -> str:
-    """The sha256 of a model's weights, written canonically (sorted keys, no spaces)."""
-    text = json.dumps({k: weights[k] for k in _WEIGHTS}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    __slots__ = ()
+    WHAT, FORMAT, FEATURES = "the person link model", MODEL_FORMAT, FEATURES
+    PACKAGE, FILE = "panelvox.names", MODEL_FILE
 
 
 #: a remembered pair log-odds: the two page persons and the names their pages hold
