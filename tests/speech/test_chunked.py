@@ -1,4 +1,4 @@
-"""The loop Kokoro, Open JTalk and Piper share (speech/chunked.py): pieces in order with the
+"""The loop Kokoro, Open JTalk and Piper share (speech/backend.py: ChunkedPcmBackend): pieces in order with the
 pause between them, each made only after the one before reached the sink, and a key press
 stopping the utterance before another piece is made."""
 
@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from panelvox.speech.audio_sink import RecordingSink
-from panelvox.speech.backend import Capabilities, CheckResult, SpeechRequest
-from panelvox.speech.chunked import ChunkedPcmBackend
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest
 
 RATE = 1000
 
@@ -78,5 +77,5 @@ def test_a_key_press_stops_the_utterance_before_another_piece_is_made() -> None:
 
 
 def test_without_an_audio_player_it_can_still_write_files(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("panelvox.speech.chunked.find_player", lambda: None)
+    monkeypatch.setattr("panelvox.speech.backend.find_player", lambda: None)
     assert not CountingVoice.check() and CountingVoice.check_engine()

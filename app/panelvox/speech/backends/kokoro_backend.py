@@ -22,9 +22,7 @@ from panelvox import paths
 from panelvox.checksum import sha256_of
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
-from panelvox.speech.audio_sink import AudioSink
-from panelvox.speech.backend import Capabilities, CheckResult, SpeechRequest, Voice
-from panelvox.speech.chunked import ChunkedPcmBackend
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest, Voice
 from panelvox.speech.language_voices import install_hint
 
 log = logging.getLogger(__name__)
@@ -66,10 +64,7 @@ class KokoroJapaneseBackend(ChunkedPcmBackend):
     description = _("Kokoro Japanese voice (natural; reads Japanese lettering)")
     #: between two sentences of one line (Kokoro trims its own silence)
     pause_s = 0.2
-
-    def __init__(self, sink: AudioSink | None = None) -> None:
-        super().__init__(sink)
-        self._engine: ModuleType | None = None
+    _engine: ModuleType | None = None  # the package, once its model is joined and checked
 
     @classmethod
     def check_engine(cls) -> CheckResult:

@@ -15,8 +15,7 @@ import numpy as np
 
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
-from panelvox.speech.backend import Capabilities, CheckResult, SpeechRequest, Voice
-from panelvox.speech.chunked import ChunkedPcmBackend
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest, Voice
 from panelvox.speech.language_voices import install_hint
 
 SAMPLE_RATE = 48000

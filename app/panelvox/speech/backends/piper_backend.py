@@ -16,8 +16,7 @@ import numpy as np
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
 from panelvox.speech.audio_sink import AudioSink
-from panelvox.speech.backend import Capabilities, CheckResult, SpeechRequest, Voice
-from panelvox.speech.chunked import ChunkedPcmBackend
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest, Voice
 from panelvox.speech.voices import PiperVoiceEntry, load_manifest
 
 log = logging.getLogger(__name__)
