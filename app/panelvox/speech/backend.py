@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from panelvox.speech.audio_sink import AudioSink
+from panelvox.i18n import _
+from panelvox.speech.audio_sink import AudioSink, find_player
 
 
 class Priority(IntEnum):
@@ -192,6 +193,43 @@ class PcmBackend(SpeechBackend):
         sink = self.sink
         if sink is not None:
             sink.abort()
+
+
+class ChunkedPcmBackend(PcmBackend):
+    """A voice that makes its audio a piece at a time (Kokoro, Open JTalk, Piper): :meth:`pieces`
+    cuts a request into pieces (sentences, the line; never None), a lazy iterable may synthesise
+    as it goes (Piper), and :meth:`samples` makes a piece's int16 samples."""
+
+    #: silence between two pieces of one request, in seconds
+    pause_s: ClassVar[float] = 0.0
+
+    def __init__(self, sink: AudioSink | None = None) -> None:
+        super().__init__(sink)
+        self._lock = threading.Lock()  # the engines keep one session: one synthesis at a time
+
+    @classmethod
+    def check(cls) -> CheckResult:
+        result = cls.check_engine()
+        if result and find_player() is None:
+            return CheckResult(False, _("No audio player is installed, so speech cannot be played."))
+        return result
+
+    @abstractmethod
+    def pieces(self, request: SpeechRequest) -> Iterable[Any]: ...
+
+    @abstractmethod
+    def samples(self, piece: Any, request: SpeechRequest) -> np.ndarray: ...
+
+    def synthesize(self, request: SpeechRequest, cancel: threading.Event) -> Iterator[np.ndarray]:
+        pause = np.zeros(int(self.capabilities.sample_rate * self.pause_s), dtype=np.int16)
+        pieces = iter(self.pieces(request))
+        piece = next(pieces, None)
+        # Cancel is checked before each piece is made, and the next piece asked for only once
+        # this one is in the sink: the first is heard early, a key stops within the one heard.
+        while piece is not None and not cancel.is_set():
+            yield self.samples(piece, request)
+            if (piece := next(pieces, None)) is not None and pause.size:
+                yield pause
 
 
 def tone(sample_rate: int, *, freq: float = 880.0, seconds: float = 0.09, volume: float = 0.3) -> np.ndarray:

@@ -14,8 +14,6 @@ import importlib.util
 import logging
 import os
 import re
-import threading
-from collections.abc import Iterator
 from types import ModuleType
 
 import numpy as np
@@ -24,8 +22,7 @@ from panelvox import paths
 from panelvox.checksum import sha256_of
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
-from panelvox.speech.audio_sink import AudioSink, find_player
-from panelvox.speech.backend import Capabilities, CheckResult, PcmBackend, SpeechRequest, Voice
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest, Voice
 from panelvox.speech.language_voices import install_hint
 
 log = logging.getLogger(__name__)
@@ -42,8 +39,6 @@ VOICES: tuple[Voice, ...] = (
     Voice("ja+m1", "jm_kumo", "ja", "male"),
 )
 _SENTENCE_END = re.compile(r"(?<=[。！？!?…])")
-#: between two sentences of one line (Kokoro trims its own silence)
-_PAUSE_S = 0.2
 SAMPLE_RATE = 24000
 
 
@@ -61,17 +56,15 @@ def kokoro_voice(voice_id: str | None) -> str:
     return same[(number - 1) % len(same)].name
 
 
-class KokoroJapaneseBackend(PcmBackend):
+class KokoroJapaneseBackend(ChunkedPcmBackend):
     """Kokoro-82M's Japanese voices; loads the model on first use (about 1 s) and keeps it."""
 
     name = "kokoro-ja"
     # Translators: description of the natural Japanese voice output.
     description = _("Kokoro Japanese voice (natural; reads Japanese lettering)")
-
-    def __init__(self, sink: AudioSink | None = None) -> None:
-        super().__init__(sink)
-        self._engine: ModuleType | None = None
-        self._lock = threading.Lock()
+    #: between two sentences of one line (Kokoro trims its own silence)
+    pause_s = 0.2
+    _engine: ModuleType | None = None  # the package, once its model is joined and checked
 
     @classmethod
     def check_engine(cls) -> CheckResult:
@@ -83,13 +76,6 @@ class KokoroJapaneseBackend(PcmBackend):
                 _("The Japanese voice is not installed ({how}).").format(how=install_hint("ja")),
             )
         return CheckResult(True)
-
-    @classmethod
-    def check(cls) -> CheckResult:
-        result = cls.check_engine()
-        if result and find_player() is None:
-            return CheckResult(False, _("No audio player is installed, so speech cannot be played."))
-        return result
 
     @property
     def capabilities(self) -> Capabilities:
@@ -130,21 +116,17 @@ class KokoroJapaneseBackend(PcmBackend):
                 self._engine = engine
             return self._engine
 
-    def synthesize(self, request: SpeechRequest, cancel: threading.Event) -> Iterator[np.ndarray]:
-        engine = self.load()
-        voice = kokoro_voice(request.voice)
-        gap = np.zeros(int(SAMPLE_RATE * _PAUSE_S), dtype=np.int16)
+    def pieces(self, request: SpeechRequest) -> list[str]:
+        self.load()
         # One sentence at a time, so the first is heard while the next is made.
-        sentences = [s for s in _SENTENCE_END.split(request.text) if s.strip()]
-        for i, sentence in enumerate(sentences):
-            if cancel.is_set():
-                return
-            with self._lock:  # the package keeps one ONNX session in module state
-                audio, _rate = engine.synthesize(sentence.strip(), voice=voice, speed=request.rate)
-            pcm = np.clip(np.asarray(audio, dtype=np.float32) * request.volume, -1.0, 1.0)
-            yield (pcm * 32767).astype(np.int16)
-            if i + 1 < len(sentences):
-                yield gap
+        return [s for s in _SENTENCE_END.split(request.text) if s.strip()]
+
+    def samples(self, piece: str, request: SpeechRequest) -> np.ndarray:
+        engine, voice = self.load(), kokoro_voice(request.voice)
+        with self._lock:  # the package keeps one ONNX session in module state
+            audio, _rate = engine.synthesize(piece.strip(), voice=voice, speed=request.rate)
+        pcm = np.clip(np.asarray(audio, dtype=np.float32) * request.volume, -1.0, 1.0)
+        return (pcm * 32767).astype(np.int16)
 
     def terminate(self) -> None:
         # The session lives in the package's module state and is kept for the process.

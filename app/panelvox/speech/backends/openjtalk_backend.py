@@ -9,31 +9,24 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import threading
-from collections.abc import Iterator
 from types import ModuleType
 
 import numpy as np
 
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
-from panelvox.speech.audio_sink import AudioSink, find_player
-from panelvox.speech.backend import Capabilities, CheckResult, PcmBackend, SpeechRequest, Voice
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest, Voice
 from panelvox.speech.language_voices import install_hint
 
 SAMPLE_RATE = 48000
 
 
-class OpenJTalkBackend(PcmBackend):
+class OpenJTalkBackend(ChunkedPcmBackend):
     """Open JTalk with the Mei voice; pitch is shifted in half tones."""
 
     name = "openjtalk"
     # Translators: description of the light Japanese voice output.
     description = _("Open JTalk Japanese voice (light; reads Japanese lettering)")
-
-    def __init__(self, sink: AudioSink | None = None) -> None:
-        super().__init__(sink)
-        self._lock = threading.Lock()
 
     @classmethod
     def check_engine(cls) -> CheckResult:
@@ -42,13 +35,6 @@ class OpenJTalkBackend(PcmBackend):
                 False, _("The Japanese voice is not installed ({how}).").format(how=install_hint("ja"))
             )
         return CheckResult(True)
-
-    @classmethod
-    def check(cls) -> CheckResult:
-        result = cls.check_engine()
-        if result and find_player() is None:
-            return CheckResult(False, _("No audio player is installed, so speech cannot be played."))
-        return result
 
     @property
     def capabilities(self) -> Capabilities:
@@ -74,15 +60,17 @@ class OpenJTalkBackend(PcmBackend):
             ) from exc
         return pyopenjtalk
 
-    def synthesize(self, request: SpeechRequest, cancel: threading.Event) -> Iterator[np.ndarray]:
-        engine = self._engine()
-        if cancel.is_set() or not request.text.strip():
-            return
+    def pieces(self, request: SpeechRequest) -> list[str]:
+        self._engine()
+        # The whole line is one piece: this voice does not stream (can_stream=False).
+        return [request.text] if request.text.strip() else []
+
+    def samples(self, piece: str, request: SpeechRequest) -> np.ndarray:
         with self._lock:  # one HTS engine per process
-            audio, rate = engine.tts(
-                request.text, speed=request.rate, half_tone=12 * math.log2(max(request.pitch, 0.1))
+            audio, rate = self._engine().tts(
+                piece, speed=request.rate, half_tone=12 * math.log2(max(request.pitch, 0.1))
             )
         if int(rate) != SAMPLE_RATE:
             raise RuntimeError(f"Open JTalk rendered {rate} Hz, not {SAMPLE_RATE}")
         # tts() gives float samples already on the 16-bit scale
-        yield np.clip(np.asarray(audio) * request.volume, -32768, 32767).astype(np.int16)
+        return np.clip(np.asarray(audio) * request.volume, -32768, 32767).astype(np.int16)

