@@ -372,7 +372,8 @@ def test_a_figure_the_words_named_is_heard_by_name_and_its_person_by_number(
     assert listed == [("p2:c1", "character 1", 2), ("p2:c2", "character 2", 1), ("p2:c4", "Dougal", 1)]
     facts = panel_facts(named, named.panels[1])
     assert facts.dialogue == (("character 1", "DOUGAL, IS IT YOU?"), ("Dougal", "AYE."))
-    assert describe_here(named, "p2") == "2 text blocks; character 1, Dougal speak."
+    # the line says "Probably Dougal: Aye.", so the panel's summary hedges the name too
+    assert describe_here(named, "p2") == "2 text blocks; character 1, probably Dougal speak."
 
 
 def _labels(page: PageAnalysis) -> dict[str, str | None]:

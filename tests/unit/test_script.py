@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from page_fixtures import exchange
 
 from panelvox.analysis.order_stage import FALLBACK_CONFIDENCE
 from panelvox.model import (
@@ -38,6 +39,7 @@ from panelvox.narration.prefs import (
 from panelvox.narration.script import (
     Flag,
     group_by_unit,
+    heard_speakers,
     join_sentences,
     page_voices,
     script_page,
@@ -347,9 +349,9 @@ def test_text_without_panels_or_speakers_is_read_plainly() -> None:
 def test_overview_where_am_i_and_groups() -> None:
     a = page()
     assert page_overview(a) == (
-        "Page 4: 3 panels, 4 balloons, 1 caption, 1 sound effect, 2 speakers: Steenie, the stranger."
-    )
-    assert describe_here(a, "p1") == "3 text blocks; Steenie, the stranger speak."
+        "Page 4: 3 panels, 4 balloons, 1 caption, 1 sound effect, 2 speakers: Steenie, probably the stranger."
+    )  # the stranger's one line is a guess ("Probably the stranger: A friend."): so is the summary
+    assert describe_here(a, "p1") == "3 text blocks; Steenie, probably the stranger speak."
     assert describe_here(a, "p2") == "No text here."
     assert (
         where_am_i("Bone", 4, 20, 2, 6, "No text here.") == "Bone, page 4 of 20, panel 2 of 6. No text here."
@@ -366,7 +368,7 @@ def test_overview_counts_one_person_seen_in_two_panels_once() -> None:
     again = Character("c3", BBox(250, 50, 290, 100), 0.8, "test", panel="p3", cluster="k1", label="Steenie")
     speakers = (*(s for s in a.speakers if s.balloon != "b5"), _link("b5", "c3"))
     a = replace(a, characters=(*a.characters, again), speakers=speakers)
-    assert page_overview(a).endswith("2 speakers: Steenie, the stranger.")
+    assert page_overview(a).endswith("2 speakers: Steenie, probably the stranger.")
 
 
 def test_prefs_persist_atomically_and_keep_other_settings(tmp_path: Path) -> None:
@@ -444,3 +446,19 @@ def test_word_cued_gives_the_word_where_the_cue_cannot_be_a_tone_or_voice() -> N
     assert word_cued(last, NarrationPrefs(uncertainty_cue=UncertaintyCue.TONE)) == "Uncertain: Someone: Grblx"
     worded = script_page(page(), NarrationPrefs())[-1]
     assert word_cued(worded, NarrationPrefs()) == "Uncertain: Someone: Grblx"  # never twice
+
+
+def test_a_summary_never_says_as_fact_a_name_every_line_hedges() -> None:
+    """The page overview and "where am I" name a speaker as the lines do: "probably Kala"
+    where each of Kala's lines says "Probably Kala", the name alone once a line says it
+    plainly, and "character 2" as it is."""
+    page = exchange("WHERE IS THE TRAIN?", "LATE AGAIN.")
+    kala = replace(page.characters[0], name="Kala", label="Kala", name_confidence=0.3)
+    page = replace(page, characters=(kala, replace(page.characters[1], label="character 2")))
+    lines = [u.text for u in script_page(page, NarrationPrefs())]
+    assert lines[0].startswith("Probably Kala:")
+    assert heard_speakers(page) == ["probably Kala", "character 2"]
+    assert page_overview(page).endswith("2 speakers: probably Kala, character 2.")
+    assert "probably Kala, character 2 speak" in describe_here(page)
+    sure = replace(page, characters=(replace(kala, name_confidence=1.0), page.characters[1]))
+    assert heard_speakers(sure) == ["Kala", "character 2"]

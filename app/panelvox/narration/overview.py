@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from panelvox.i18n import _, ngettext
 from panelvox.model import BalloonKind, PageAnalysis
-from panelvox.narration.script import panels_unknown, said_by, speaker_labels, text_unknown
+from panelvox.narration.script import heard_speakers, panels_unknown, text_unknown
 
 
 def page_overview(analysis: PageAnalysis) -> str:
@@ -22,8 +22,9 @@ def page_overview(analysis: PageAnalysis) -> str:
     sfx = sum(b.kind is BalloonKind.SFX for b in analysis.blocks)
     if sfx:
         parts.append(ngettext("{n} sound effect", "{n} sound effects", sfx).format(n=sfx))
-    # one person seen in two panels is two characters with one name: counted once
-    speakers = list(dict.fromkeys(speaker_labels(analysis).values()))
+    # one person seen in two panels is two characters with one name: counted once; a name
+    # every line of its person hedges is hedged here too
+    speakers = heard_speakers(analysis)
     if speakers:
         parts.append(
             ngettext("{n} speaker", "{n} speakers", len(speakers)).format(n=len(speakers))
@@ -46,11 +47,7 @@ def describe_here(analysis: PageAnalysis, panel_id: str | None = None) -> str:
     if not blocks:
         # Translators: "where am I" for a panel or page without lettering.
         return _("No text here.")
-    who: list[str] = []
-    for b in blocks:
-        said = said_by(analysis, analysis.speaker_of(b.id))
-        if said is not None and said not in who:
-            who.append(said)
+    who = heard_speakers(analysis, panel_id)
     text = ngettext("{n} text block", "{n} text blocks", len(blocks)).format(n=len(blocks))
     if len(who) == 1:
         # Translators: who speaks in the current panel; {name} is one name.

@@ -111,6 +111,25 @@ def speaker_labels(analysis: PageAnalysis) -> dict[str, str]:
     return out
 
 
+def heard_speakers(analysis: PageAnalysis, panel_id: str | None = None, threshold: float = 0.5) -> list[str]:
+    """Who speaks on the page (or in panel ``panel_id``), said as the lines say them, in order
+    of their first line: a name said plainly on at least one of its lines is said plainly,
+    one said only as a guess is "probably Kala" (never a name as fact in a summary where
+    every line hedges it); "character 2" asserts nobody and is said plainly. ``threshold``
+    is the narration's :attr:`NarrationPrefs.uncertainty_threshold`."""
+    blocks = analysis.blocks_of(panel_id) if panel_id is not None else analysis.blocks_in_order()
+    plain: dict[str, bool] = {}
+    for block in blocks:
+        link = analysis.speaker_of(block.id)
+        char = analysis.voice_of(link) if link is not None and link.character is not None else None
+        if link is None or char is None or not char.label:
+            continue
+        sure = char.name != char.label or min(link.confidence, char.name_confidence) >= threshold
+        plain[char.label] = plain.get(char.label, False) or sure
+    # Translators: a speaker whose name is a guess, in a page or panel summary ("probably Kala").
+    return [label if sure else _("probably {name}").format(name=label) for label, sure in plain.items()]
+
+
 def heard_in_panel(analysis: PageAnalysis, prefs: NarrationPrefs, panel_id: str) -> list[Balloon]:
     """The blocks of a panel that are said, with ``prefs``'s kinds."""
     return [b for b in analysis.blocks_of(panel_id) if prefs.hears(_KIND[b.kind])]
