@@ -418,3 +418,22 @@ def test_a_number_once_heard_stays_with_its_person(tmp_path: Path, words: WordLi
         "c1": "character 2",
         "c2": "character 1",
     }
+
+
+def test_a_damaged_person_model_names_the_pages_one_by_one(
+    tmp_path: Path, words: WordList, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link model whose file fails its sha256 is refused (PersonModel.shipped raises): the
+    pages are still named, each page's persons persons of their own, never an error."""
+    from panelvox.names import book_names
+
+    def refused() -> PersonModel:
+        raise ValueError("person link model's weights do not match their sha256")
+
+    monkeypatch.setattr(PersonModel, "shipped", staticmethod(refused))
+    assert book_names._shipped_persons() is None
+    page = _two_panels(2, ("WHO GOES THERE?", "ME.", "DOUGAL, IS IT YOU?", "AYE."))
+    named = BookNames("h", ("Dougal",), NameStore(tmp_path / "names.json"), words=words).apply(page)
+    links = {s.balloon: s for s in named.speakers}
+    heard = {b: speaker_label(named, links[b]) for b in ("b1", "b2", "b3", "b4")}
+    assert heard == {"b1": "character 1", "b2": "character 2", "b3": "character 1", "b4": "Dougal"}

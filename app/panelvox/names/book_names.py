@@ -30,7 +30,7 @@ import functools
 import re
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -95,6 +95,16 @@ def comicinfo_names(characters: str | None) -> tuple[str, ...]:
         return ()
     parts = (" ".join(p.split()) for p in re.split(r"[,;\n]", characters))
     return tuple(dict.fromkeys(p for p in parts if p))
+
+
+def _shipped_persons() -> PersonModel | None:
+    """The shipped person link model (read once, by :meth:`PersonModel.shipped`); None where
+    its file is damaged (refused with a log line): the book's pages are then named page by
+    page, as they were before persons of the book, and never lost."""
+    try:
+        return PersonModel.shipped()
+    except ValueError:
+        return None
 
 
 class BookNames:
@@ -197,9 +207,16 @@ class BookNames:
         if self._state is not None and self._state.signature == signature:
             return self._state
         named, everyone = self._named_pages()
-        model = self.persons if self.persons is not None else PersonModel.shipped()
-        groups = group_book(everyone, model, self._links)
-        pages = name_book(named, everyone, groups, _user_idents(named, user), carries(model))
+        model = self.persons if self.persons is not None else _shipped_persons()
+        if model is None:  # no link model: every page person is a person of its own
+            order = sorted(range(len(everyone)), key=lambda i: everyone[i].ident)
+            rank = {i: k for k, i in enumerate(order)}
+            groups = [rank[i] for i in range(len(everyone))]
+            sure: Callable[[PagePerson, PagePerson], bool] = lambda u, v: False  # noqa: E731
+        else:
+            groups = group_book(everyone, model, self._links)
+            sure = carries(model)
+        pages = name_book(named, everyone, groups, _user_idents(named, user), sure)
         self._state = _BookState(signature, pages)
         return self._state
 
