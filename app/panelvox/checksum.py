@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 #: Read this much at a time: multi-gigabyte models never sit in memory.
@@ -27,6 +27,14 @@ def sha256_of(path: Path, progress: Callable[[int], None] | None = None) -> str:
             if progress is not None:
                 progress(len(chunk))
     return digest.hexdigest()
+
+
+def sha256_of_values(values: Mapping[str, object]) -> str:
+    """The hex sha256 of ``values`` written canonically as JSON (sorted keys, no spaces): how a
+    model shipped as JSON (the speaker pairs, the person links, the order cue) checks its
+    weights."""
+    text = json.dumps(dict(values), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def sha256_remembered(path: Path, store: Path) -> str:

@@ -4,12 +4,11 @@ The speakers stage's pair model and the book's person link model are both this: 
 a scale to standardise each feature row, weights and a bias to score it, and the merge bias
 their grouping adds. A subclass names its format, features and shipped file; the JSON's
 sha256 covers the weights as written, so a file edited by hand (or half written) is refused.
-Below every area: it imports nothing from Panelvox.
+Below every area: it imports nothing from Panelvox but the sha256 helper.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import Mapping
@@ -19,6 +18,8 @@ from typing import Any, ClassVar, Self, cast
 
 import numpy as np
 import numpy.typing as npt
+
+from panelvox.checksum import sha256_of_values
 
 log = logging.getLogger(__name__)
 
@@ -91,5 +92,4 @@ _SHIPPED: dict[type[LogisticModel], LogisticModel] = {}
 
 def digest(weights: Mapping[str, object]) -> str:
     """The sha256 of a model's weights, written canonically (sorted keys, no spaces)."""
-    text = json.dumps({k: weights[k] for k in _WEIGHTS}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_of_values({k: weights[k] for k in _WEIGHTS})

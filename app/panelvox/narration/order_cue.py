@@ -19,7 +19,6 @@ chosen the same way, on the least sure panel's place.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from importlib import resources
 from typing import Any
 
 from panelvox.analysis.order_stage import FALLBACK_CONFIDENCE, order_boxes
+from panelvox.checksum import sha256_of_values
 from panelvox.model import BalloonKind, PageAnalysis, ReadingDirection
 
 MODEL_FORMAT = "panelvox.order-cue/1"
@@ -123,5 +123,4 @@ _WEIGHTS = ("cut", "page_cut")
 
 def _digest(weights: Mapping[str, object]) -> str:
     """The sha256 of the cuts, written canonically (sorted keys, no spaces)."""
-    text = json.dumps({k: weights[k] for k in _WEIGHTS}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return sha256_of_values({k: weights[k] for k in _WEIGHTS})
