@@ -69,6 +69,7 @@ from panelvox.analysis.block_roles import (  # noqa: E402
     _sound_or_cry,
     crossed_readings,
     is_not_lettering,
+    merge_titles,
 )
 from panelvox.analysis.cache import AnalysisCache, PageAnalyzer, pipeline_fingerprint  # noqa: E402
 from panelvox.analysis.line_groups import thickness  # noqa: E402
@@ -79,7 +80,7 @@ from panelvox.eval.ground_truth import GTPage  # noqa: E402
 from panelvox.eval.loaders import load_dataset  # noqa: E402
 from panelvox.eval.page_scoring import heard_blocks  # noqa: E402
 from panelvox.eval.script_metrics import FUZZY, aggregate_scores, normalize_text, score_script_page  # noqa: E402
-from panelvox.model import Balloon, BalloonKind, BBox, Image, PageAnalysis, Panel, TextLine  # noqa: E402
+from panelvox.model import Balloon, BalloonKind, Image, PageAnalysis, Panel, TextLine  # noqa: E402
 
 #: where the shipped model will live; left out of the cached stages' fingerprint
 MODEL = REPO / "app" / "panelvox" / "analysis" / "data" / "block_kinds.json"
@@ -244,20 +245,7 @@ def decide(
         kept.append(b)
     if not titles:
         return kept
-    titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
-    box: BBox = titles[0].bbox
-    for b in titles[1:]:
-        box = box.union(b.bbox)
-    title = replace(
-        titles[0],
-        bbox=box,
-        text=" ".join(b.text for b in titles),
-        confidence=min(b.confidence for b in titles),
-        lines=tuple(i for b in titles for i in b.lines),
-        title=True,
-    )
-    rest = [b for b in kept if all(b is not t for t in titles[1:])]
-    return [title if b is titles[0] else b for b in rest]
+    return merge_titles(kept, titles)[0]
 
 
 class Capture:

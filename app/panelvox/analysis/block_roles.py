@@ -297,21 +297,29 @@ def tell_roles(
     titles = [t for t in titles if not _outshone(t, kept, heights, page_height)]
     if not titles:
         return [_sound_or_cry(b, lexicon, b.id in large) for b in kept]
-    titles.sort(key=lambda b: (b.bbox.y0, b.bbox.x0))
-    box: BBox = titles[0].bbox
-    for b in titles[1:]:
+    merged, title = merge_titles(kept, titles)
+    return [b if b is title else _sound_or_cry(b, lexicon, b.id in large) for b in merged]
+
+
+def merge_titles(kept: Sequence[Balloon], titles: Sequence[Balloon]) -> tuple[list[Balloon], Balloon]:
+    """``kept`` with the title's blocks (``titles``, at least one, all of them in ``kept``)
+    made one caption, in the place of the first of them read (top, then left); and that
+    caption."""
+    ordered = sorted(titles, key=lambda b: (b.bbox.y0, b.bbox.x0))
+    box: BBox = ordered[0].bbox
+    for b in ordered[1:]:
         box = box.union(b.bbox)
     title = replace(
-        titles[0],
+        ordered[0],
         kind=BalloonKind.CAPTION,
         bbox=box,
-        text=" ".join(b.text for b in titles),
-        confidence=min(b.confidence for b in titles),
-        lines=tuple(i for b in titles for i in b.lines),
+        text=" ".join(b.text for b in ordered),
+        confidence=min(b.confidence for b in ordered),
+        lines=tuple(i for b in ordered for i in b.lines),
         title=True,
     )
-    rest = [b for b in kept if all(b is not t for t in titles[1:])]
-    return [title if b is titles[0] else _sound_or_cry(b, lexicon, b.id in large) for b in rest]
+    rest = [b for b in kept if all(b is not t for t in ordered[1:])]
+    return [title if b is ordered[0] else b for b in rest], title
 
 
 def stretched_in(token: str, words: frozenset[str]) -> bool:
