@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from doc_marks import replace_section
+
 REPO = Path(__file__).resolve().parent.parent
 SECTION = "## Export (issue 19)"
 #: (label, format, extra arguments, output name)
@@ -118,16 +120,7 @@ espeak-ng through pyttsx3.
   start-up, re-encoding the page pictures and, with audio, the speech (espeak-ng is fast;
   Piper would cost more). The spread between the formats without audio is mostly the load.
 """
-    path = REPO / "docs" / "benchmarks.md"
-    old = path.read_text(encoding="utf-8")
-    start = old.find(SECTION)
-    if start >= 0:
-        end = old.find("\n## ", start + 1)
-        new = old[:start] + text + ("\n" + old[end + 1 :] if end >= 0 else "")
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new, encoding="utf-8")
-    print(f"wrote {path}")
+    replace_section(SECTION, text)
 
 
 if __name__ == "__main__":

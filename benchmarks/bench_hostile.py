@@ -42,6 +42,8 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from doc_marks import write_between_marks
+
 REPO = Path(__file__).resolve().parents[1]
 MiB = 1024 * 1024
 LIMIT_S = 120
@@ -490,16 +492,6 @@ def huge(folder: Path, app: Path, only: str = "") -> list[str]:
     return rows
 
 
-def _write(rows: list[str], mark: str) -> None:
-    doc = REPO / "docs" / "benchmarks.md"
-    text = doc.read_text(encoding="utf-8")
-    head, _, rest = text.partition(mark)
-    _, _, tail = rest.partition(mark)
-    if not rest:
-        raise SystemExit(f"no {mark} block in {doc}")
-    doc.write_text(head + mark + "\n" + "\n".join(rows) + "\n" + mark + tail, encoding="utf-8")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="folder for the bombs, kept between runs")
@@ -514,7 +506,7 @@ def main() -> int:
             folder.mkdir(parents=True, exist_ok=True)
             rows = huge(folder, args.app, args.only)
         if args.write:
-            _write(rows, "<!-- bench_hostile_huge -->")
+            write_between_marks("<!-- bench_hostile_huge -->", "\n".join(rows))
         return 0
     rows = ["| input | size | seconds | peak MB | outcome |", "|---|---:|---:|---:|---|"]
     print("\n".join(rows))
@@ -529,7 +521,7 @@ def main() -> int:
             rows.append(f"| {what} | {shown} | {float(r['s']):.1f} | {mb} | {r['out']} |")
             print(rows[-1], flush=True)
     if args.write:
-        _write(rows, "<!-- bench_hostile -->")
+        write_between_marks("<!-- bench_hostile -->", "\n".join(rows))
     return 0
 
 

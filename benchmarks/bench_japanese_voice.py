@@ -22,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from doc_marks import replace_section
+
 from panelvox.speech.audio_sink import RecordingSink
 from panelvox.speech.backend import PcmBackend, SpeechRequest
 from panelvox.speech.backends.pyttsx3_backend import Pyttsx3Backend
@@ -122,20 +124,8 @@ def main() -> int:
     )
     print(body)
     if not args.no_write:
-        _write_section(body)
+        replace_section(SECTION, body)
     return 0
-
-
-def _write_section(body: str) -> None:
-    import re
-
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _m: body + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + body
-    DOC.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

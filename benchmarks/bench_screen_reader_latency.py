@@ -37,6 +37,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from doc_marks import replace_section
+
 REPO = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent / "screenreader"
 ORCA_LINE_LOG = REPO / "tests" / "ui" / "screenreader" / "orca"
@@ -255,16 +257,7 @@ The machine's load average at the end of the run: {args.load} (two burners, the
 analysis worker and other jobs). The numbers come from one run; `--keep DIR` keeps its logs
 and `--from-logs DIR` recomputes them.
 """
-    path = REPO / "docs" / "benchmarks.md"
-    old = path.read_text(encoding="utf-8")
-    start = old.find(SECTION)
-    if start >= 0:
-        end = old.find("\n## ", start + 1)
-        new = old[:start] + text + ("\n" + old[end + 1 :] if end >= 0 else "")
-    else:
-        new = old.rstrip("\n") + "\n\n" + text
-    path.write_text(new, encoding="utf-8")
-    print(f"wrote {path}")
+    replace_section(SECTION, text)
 
 
 if __name__ == "__main__":

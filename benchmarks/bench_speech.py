@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from doc_marks import replace_section
 
 from panelvox.model import (
     Balloon,
@@ -196,19 +197,8 @@ def main() -> int:
     )
     print(body)
     if not args.no_write:
-        _write_section(body)
+        replace_section(SECTION, body)
     return 0
-
-
-def _write_section(body: str) -> None:
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _m: body + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + body
-    DOC.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The one line a benchmark keeps in docs/benchmarks.md, between its two markers."""
+"""What a benchmark keeps in docs/benchmarks.md: a line between its two markers, or a section."""
 
 from __future__ import annotations
 
@@ -13,3 +13,17 @@ def write_between_marks(mark: str, line: str) -> None:
     start = text.index(mark)
     end = text.index(mark, start + 1)
     DOCS.write_text(text[: start + len(mark)] + "\n" + line + "\n" + text[end:], encoding="utf-8")
+
+
+def replace_section(heading: str, text: str) -> None:
+    """Replace the section that starts with ``heading`` (up to the next "## ") by ``text``,
+    or add ``text`` at the end of docs/benchmarks.md where there is no such section."""
+    old = DOCS.read_text(encoding="utf-8")
+    start = old.find(heading)
+    if start >= 0:
+        end = old.find("\n## ", start + 1)
+        new = old[:start] + text + ("\n" + old[end + 1 :] if end >= 0 else "")
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    DOCS.write_text(new, encoding="utf-8")
+    print(f"wrote {DOCS}")
